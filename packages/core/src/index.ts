@@ -1,0 +1,5 @@
+export * from './config.ts';
+export * from './errors.ts';
+export * from './logger.ts';
+export * from './operation.ts';
+export * from './state-machine.ts';

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+
+export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
+export const OperationType = z.enum(OPERATION_TYPES);
+export type OperationType = z.infer<typeof OperationType>;
+
+export const OPERATION_STATUSES = [
+  'queued',
+  'running',
+  'awaiting_approval',
+  'approved',
+  'merging',
+  'merged',
+  'rejected',
+  'failed',
+  'cancelled',
+] as const;
+export const OperationStatus = z.enum(OPERATION_STATUSES);
+export type OperationStatus = z.infer<typeof OperationStatus>;
+
+export const FINAL_STATUSES: ReadonlySet<OperationStatus> = new Set(['merged', 'rejected', 'failed', 'cancelled']);
+
+/** `owner/name`, the GitHub spelling: letters, digits, `-`, `_`, `.`; no `..` tricks. */
+export const RepoSlug = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/, 'must be owner/name')
+  .refine((s) => !s.split('/')[1]?.startsWith('.') && !s.includes('..'), 'must be owner/name');
+
+/** A git branch name that cannot be read as an option or a path escape. */
+export const BranchName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/-]+(?<![./])$/, 'must be a valid branch name');
+
+export const RequesterSource = z.enum(['slack', 'api', 'dashboard', 'github']);
+
+export const Requester = z.object({
+  source: RequesterSource,
+  user: z.string().min(1).max(200),
+  channel: z.string().max(200).optional(),
+  thread: z.string().max(200).optional(),
+});
+export type Requester = z.infer<typeof Requester>;
+
+export const OperationContext = z.object({
+  errorText: z.string().max(50_000).optional(),
+  stack: z.string().max(50_000).optional(),
+  logs: z.string().max(100_000).optional(),
+  acceptance: z.string().max(20_000).optional(),
+});
+export type OperationContext = z.infer<typeof OperationContext>;
+
+export const CheckResult = z.object({
+  name: z.string(),
+  command: z.string(),
+  passed: z.boolean(),
+  exitCode: z.number().nullable(),
+  durationMs: z.number(),
+  output: z.string(),
+});
+export type CheckResult = z.infer<typeof CheckResult>;
+
+export const PullRequestRef = z.object({
+  number: z.number().int().positive(),
+  url: z.string(),
+  headSha: z.string(),
+});
+export type PullRequestRef = z.infer<typeof PullRequestRef>;
+
+export const Usage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  wallTimeMs: z.number().nonnegative(),
+  modelCalls: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const Approval = z.object({
+  by: z.string(),
+  source: RequesterSource,
+  headSha: z.string(),
+  at: z.string(),
+});
+
+/** Pipeline steps that have finished; a retried job skips them (see pipeline/checkpoints). */
+export const Checkpoint = z.enum(['prepared', 'agent_done', 'verified', 'committed', 'pushed', 'pr_opened']);
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+export const Operation = z.object({
+  id: z.string(),
+  type: OperationType,
+  repo: RepoSlug,
+  baseBranch: BranchName,
+  description: z.string().min(1).max(20_000),
+  context: OperationContext,
+  requester: Requester,
+  status: OperationStatus,
+  /** Optimistic-concurrency counter: every write must name the version it read. */
+  version: z.number().int().nonnegative(),
+  branch: z.string().optional(),
+  baseSha: z.string().optional(),
+  headSha: z.string().optional(),
+  pullRequest: PullRequestRef.optional(),
+  plan: z.unknown().optional(),
+  filesChanged: z.array(z.string()).default([]),
+  checks: z.array(CheckResult).default([]),
+  findings: z.array(z.unknown()).default([]),
+  risk: z.unknown().optional(),
+  usage: Usage,
+  approval: Approval.optional(),
+  checkpoints: z.array(Checkpoint).default([]),
+  cancelRequested: z.boolean().default(false),
+  /** Why the operation ended where it did (failed, cancelled, rejected). */
+  error: z.string().optional(),
+  transcriptPath: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Operation = z.infer<typeof Operation>;
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, costUsd: 0, wallTimeMs: 0, modelCalls: 0 };
+}
+
+/** `agent/<id>-<slug>`: the slug is for humans, the id makes it unique. */
+export function branchNameFor(op: Pick<Operation, 'id' | 'description'>): string {
+  const slug = op.description
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/g, '');
+  return `agent/${op.id}${slug ? `-${slug}` : ''}`;
+}

@@ -1,0 +1,49 @@
+import { PullwrightError } from './errors.ts';
+import type { Operation, OperationStatus } from './operation.ts';
+
+/**
+ * The only transitions an operation may take. Everything that changes a status goes
+ * through `transition`, so this table is the whole lifecycle.
+ */
+export const TRANSITIONS: Readonly<Record<OperationStatus, readonly OperationStatus[]>> = {
+  queued: ['running', 'cancelled'],
+  running: ['awaiting_approval', 'failed', 'cancelled'],
+  // -> running: a revision (review feedback) works on the same branch again.
+  awaiting_approval: ['approved', 'rejected', 'running'],
+  // -> awaiting_approval: a push after approval invalidates it (approvals bind to a head sha).
+  approved: ['merging', 'awaiting_approval'],
+  // -> running: a merge conflict goes back to the worker as a revision, then re-approval.
+  merging: ['merged', 'failed', 'running'],
+  merged: [],
+  rejected: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** Ending in one of these without saying why would lose the one thing the user needs. */
+const NEEDS_REASON: ReadonlySet<OperationStatus> = new Set(['failed', 'cancelled', 'rejected']);
+
+export class InvalidTransitionError extends PullwrightError<{ from: OperationStatus; to: OperationStatus }> {
+  constructor(from: OperationStatus, to: OperationStatus) {
+    super('invalid_transition', `cannot go from ${from} to ${to}`, { from, to });
+  }
+}
+
+export function canTransition(from: OperationStatus, to: OperationStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export type TransitionPatch = Partial<Omit<Operation, 'id' | 'status' | 'version' | 'createdAt'>>;
+
+/** Returns the operation in its new status; throws `InvalidTransitionError` for anything else. */
+export function transition(op: Operation, to: OperationStatus, patch: TransitionPatch = {}, now = new Date()): Operation {
+  if (!canTransition(op.status, to)) throw new InvalidTransitionError(op.status, to);
+  const error = patch.error ?? (NEEDS_REASON.has(to) ? undefined : op.error);
+  if (NEEDS_REASON.has(to) && !error) {
+    throw new PullwrightError('validation_failed', `a transition to ${to} needs a reason`, { to });
+  }
+  const next: Operation = { ...op, ...patch, status: to, updatedAt: now.toISOString() };
+  if (error === undefined) delete next.error;
+  else next.error = error;
+  return next;
+}

@@ -1,0 +1,27 @@
+/** How every repo command (install, test, lint, build) is run: the seam the sandbox plugs into. */
+export interface CommandSpec {
+  /** Shell command line from the repo's config (`npm test`), run by `sh -c`. */
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  /** Bytes of combined output kept; the rest is dropped from the middle. */
+  maxOutputBytes?: number;
+  /** Extra variables on top of the allowlisted base environment. */
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface CommandResult {
+  exitCode: number | null;
+  /** Set when the command was killed: timeout, output cap or abort. */
+  killedBy?: 'timeout' | 'abort';
+  durationMs: number;
+  /** stdout and stderr interleaved as they arrived, trimmed to the cap. */
+  output: string;
+  truncated: boolean;
+}
+
+export interface CommandRunner {
+  readonly name: string;
+  run(spec: CommandSpec): Promise<CommandResult>;
+}

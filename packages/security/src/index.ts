@@ -1,0 +1,2 @@
+export * from './path-guard.ts';
+export * from './redactor.ts';
