@@ -1,3 +1,4 @@
+import type {} from 'vitest';
 import { startRedisServer } from '@pullwright/queue';
 import type { TestProject } from 'vitest/node';
 
