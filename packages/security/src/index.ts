@@ -1,2 +1,3 @@
 export * from './path-guard.ts';
 export * from './redactor.ts';
+export * from './git-hardening.ts';

@@ -1,0 +1,2 @@
+export * from './forge.ts';
+export * from './local-forge.ts';

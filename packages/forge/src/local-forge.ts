@@ -1,0 +1,199 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { NotFoundError, PullwrightError, RepoSlug } from '@pullwright/core';
+import { HARDENED_GIT_CONFIG } from '@pullwright/security';
+import type { Redis } from 'ioredis';
+import type { Forge, MergeResult, OpenPullRequest, PullRequest } from './forge.ts';
+
+const run = promisify(execFile);
+
+function configArgs(): string[] {
+  return HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]);
+}
+
+async function git(cwd: string, args: string[]): Promise<string> {
+  const { stdout } = await run('git', [...configArgs(), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GIT_TERMINAL_PROMPT: '0' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+export interface LocalForgeOptions {
+  /** `<DATA_DIR>/forge`: repositories at `<root>/<owner>/<name>.git`. */
+  root: string;
+  redis: Redis;
+  keyPrefix: string;
+  /** Base of the links shown for pull requests (the API serves them). */
+  webUrl: string;
+}
+
+/**
+ * A forge on local disk: any bare repository under the root can be the target of an
+ * operation; pull requests live in Redis; merging is a real git merge into the bare repo.
+ * Used when no GitHub App is configured, by the demo and by the tests.
+ */
+export class LocalForge implements Forge {
+  readonly name = 'local';
+
+  constructor(private readonly options: LocalForgeOptions) {}
+
+  repoDir(repo: string): string {
+    RepoSlug.parse(repo);
+    return path.join(this.options.root, `${repo}.git`);
+  }
+
+  cloneUrl(repo: string): string {
+    return this.repoDir(repo);
+  }
+
+  async gitAuth(): Promise<undefined> {
+    return undefined;
+  }
+
+  hasRepository(repo: string): boolean {
+    return existsSync(path.join(this.repoDir(repo), 'HEAD'));
+  }
+
+  /** Creates a bare repository with one commit holding `files` on `branch`. */
+  async createRepository(repo: string, files: Record<string, string>, branch = 'main'): Promise<void> {
+    const dir = this.repoDir(repo);
+    if (this.hasRepository(repo)) throw new PullwrightError('conflict', `repository ${repo} already exists`);
+    await mkdir(dir, { recursive: true });
+    await git(dir, ['init', '--bare', `--initial-branch=${branch}`]);
+    const work = await mkdtemp(path.join(os.tmpdir(), 'pw-seed-'));
+    try {
+      await git(work, ['init', `--initial-branch=${branch}`]);
+      for (const [file, content] of Object.entries(files)) {
+        await mkdir(path.dirname(path.join(work, file)), { recursive: true });
+        await writeFile(path.join(work, file), content);
+      }
+      await git(work, ['add', '--all']);
+      await git(work, ['commit', '-m', 'Initial commit']);
+      await git(work, ['push', dir, `${branch}:refs/heads/${branch}`]);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  async branchSha(repo: string, branch: string): Promise<string | undefined> {
+    const out = await git(this.repoDir(repo), ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).catch(() => '');
+    return out.trim() || undefined;
+  }
+
+  #prKey(repo: string, number: number): string {
+    return `${this.options.keyPrefix}:forge:{${repo}}:pr:${number}`;
+  }
+
+  #headIndexKey(repo: string): string {
+    return `${this.options.keyPrefix}:forge:{${repo}}:open-by-head`;
+  }
+
+  async openPullRequest(req: OpenPullRequest): Promise<PullRequest> {
+    const existing = await this.findOpenPullRequest(req.repo, req.head);
+    if (existing) return existing;
+    const headSha = await this.branchSha(req.repo, req.head);
+    if (!headSha) throw new PullwrightError('forge_failed', `branch ${req.head} is not in ${req.repo}`);
+    if (!(await this.branchSha(req.repo, req.base))) throw new PullwrightError('forge_failed', `base ${req.base} is not in ${req.repo}`);
+    const { redis } = this.options;
+    const number = await redis.incr(`${this.options.keyPrefix}:forge:{${req.repo}}:pr-seq`);
+    const pr: PullRequest = {
+      number,
+      url: `${this.options.webUrl}/forge/${req.repo}/pulls/${number}`,
+      repo: req.repo,
+      head: req.head,
+      base: req.base,
+      headSha,
+      title: req.title,
+      body: req.body,
+      state: 'open',
+    };
+    // HSETNX on the head index: two workers racing on one branch end with one PR.
+    const won = await redis.hsetnx(this.#headIndexKey(req.repo), req.head, String(number));
+    if (!won) {
+      const again = await this.findOpenPullRequest(req.repo, req.head);
+      if (again) return again;
+    }
+    await redis.set(this.#prKey(req.repo, number), JSON.stringify(pr));
+    return pr;
+  }
+
+  async findOpenPullRequest(repo: string, head: string): Promise<PullRequest | undefined> {
+    const number = await this.options.redis.hget(this.#headIndexKey(repo), head);
+    if (!number) return undefined;
+    const pr = await this.getPullRequest(repo, Number(number)).catch(() => undefined);
+    return pr?.state === 'open' ? pr : undefined;
+  }
+
+  async getPullRequest(repo: string, number: number): Promise<PullRequest> {
+    const raw = await this.options.redis.get(this.#prKey(repo, number));
+    if (!raw) throw new NotFoundError('pull request', `${repo}#${number}`);
+    const pr = JSON.parse(raw) as PullRequest;
+    if (pr.state === 'open') pr.headSha = (await this.branchSha(repo, pr.head)) ?? pr.headSha;
+    return pr;
+  }
+
+  /**
+   * A merge commit written with plumbing directly in the bare repo: `merge-tree` computes
+   * the result (or the conflicts) without a worktree, and `update-ref` with the old value
+   * makes the base move only if nobody pushed in between.
+   */
+  async mergePullRequest(
+    repo: string,
+    number: number,
+    options: { expectedHeadSha: string; message: string },
+  ): Promise<MergeResult> {
+    const pr = await this.getPullRequest(repo, number);
+    if (pr.state !== 'open') throw new PullwrightError('conflict', `pull request #${number} is ${pr.state}`);
+    if (pr.headSha !== options.expectedHeadSha) {
+      throw new PullwrightError('conflict', `head moved: expected ${options.expectedHeadSha.slice(0, 12)}, found ${pr.headSha.slice(0, 12)}`);
+    }
+    const dir = this.repoDir(repo);
+    const baseSha = await this.branchSha(repo, pr.base);
+    if (!baseSha) throw new PullwrightError('forge_failed', `base ${pr.base} is gone`);
+    let tree: string;
+    try {
+      tree = (await git(dir, ['merge-tree', '--write-tree', '--name-only', baseSha, pr.headSha])).split('\n')[0]!.trim();
+    } catch (err) {
+      const conflicted = String((err as { stdout?: string }).stdout ?? '')
+        .split('\n')
+        .slice(1)
+        .filter((l) => l && !l.startsWith('Auto-merging') && !l.startsWith('CONFLICT'))
+        .join(', ');
+      throw new PullwrightError('conflict', `merge conflict with ${pr.base}${conflicted ? ` in ${conflicted}` : ''}`);
+    }
+    const mergeSha = (
+      await git(dir, ['commit-tree', tree, '-p', baseSha, '-p', pr.headSha, '-m', options.message])
+    ).trim();
+    await git(dir, ['update-ref', `refs/heads/${pr.base}`, mergeSha, baseSha]);
+    const merged: PullRequest = { ...pr, state: 'merged', mergeSha };
+    await this.options.redis
+      .multi()
+      .set(this.#prKey(repo, number), JSON.stringify(merged))
+      .hdel(this.#headIndexKey(repo), pr.head)
+      .exec();
+    return { mergeSha };
+  }
+
+  async closePullRequest(repo: string, number: number): Promise<void> {
+    const pr = await this.getPullRequest(repo, number);
+    if (pr.state !== 'open') return;
+    await this.options.redis
+      .multi()
+      .set(this.#prKey(repo, number), JSON.stringify({ ...pr, state: 'closed' }))
+      .hdel(this.#headIndexKey(repo), pr.head)
+      .exec();
+  }
+
+  /** The PR's diff against its base, for the dashboard. */
+  async pullRequestDiff(repo: string, number: number): Promise<string> {
+    const pr = await this.getPullRequest(repo, number);
+    const base = pr.state === 'merged' ? `${pr.mergeSha}^1` : pr.base;
+    return git(this.repoDir(repo), ['diff', '--no-color', `${base}...${pr.headSha}`]);
+  }
+}

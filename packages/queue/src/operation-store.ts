@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import {
+  emptyUsage,
+  NotFoundError,
+  Operation,
+  type OperationContext,
+  type OperationStatus,
+  type OperationType,
+  PullwrightError,
+  type Requester,
+  type TransitionPatch,
+  transition,
+} from '@pullwright/core';
+import type { Redis, Result } from 'ioredis';
+import type { RedisKeys } from './redis-keys.ts';
+
+const updateScript = readFileSync(new URL('./update-operation-2.lua', import.meta.url), 'utf8');
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    pwUpdateOperation(
+      opKey: string,
+      eventsKey: string,
+      expectedVersion: string,
+      json: string,
+      type: string,
+      data: string,
+      ts: string,
+      feedKey: string,
+    ): Result<string | number, Context>;
+  }
+}
+
+export interface NewOperation {
+  type: OperationType;
+  repo: string;
+  baseBranch: string;
+  description: string;
+  context?: OperationContext;
+  requester: Requester;
+}
+
+/** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */
+export function newOperationId(now = Date.now()): string {
+  return `${now.toString(36)}${randomBytes(4).toString('hex')}`;
+}
+
+const scriptsDefined = new WeakSet<Redis>();
+const MAX_CONFLICT_RETRIES = 20;
+const IDEMPOTENCY_TTL_S = 24 * 3600;
+
+/**
+ * Operations in Redis, one JSON value each. Every write names the version it read and
+ * appends its event in the same Lua script, so the status and the audit trail cannot
+ * disagree and two writers cannot overwrite each other.
+ */
+export class OperationStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly scrub: <T>(value: T) => T = (v) => v,
+  ) {
+    if (!scriptsDefined.has(redis)) {
+      redis.defineCommand('pwUpdateOperation', { numberOfKeys: 2, lua: updateScript });
+      scriptsDefined.add(redis);
+    }
+  }
+
+  async create(input: NewOperation, now = new Date()): Promise<Operation> {
+    const ts = now.toISOString();
+    const op = Operation.parse({
+      ...input,
+      context: input.context ?? {},
+      id: newOperationId(now.getTime()),
+      status: 'queued',
+      version: 0,
+      usage: emptyUsage(),
+      createdAt: ts,
+      updatedAt: ts,
+    });
+    const created = await this.redis
+      .multi()
+      .set(this.keys.operation(op.id), JSON.stringify(op), 'NX')
+      .zadd(this.keys.operationIndex(), now.getTime(), op.id)
+      .xadd(this.keys.events(op.id), '*', 'ts', ts, 'type', 'created', 'data', JSON.stringify(this.scrub({ status: 'queued', type: op.type, repo: op.repo, requester: op.requester })))
+      .xadd(this.keys.feed(), 'MAXLEN', '~', '10000', '*', 'opId', op.id, 'ts', ts, 'type', 'created', 'status', 'queued')
+      .exec();
+    if (!created || created[0]?.[1] !== 'OK') throw new PullwrightError('conflict', `operation ${op.id} already exists`);
+    return op;
+  }
+
+  /**
+   * Creates the operation once per key: a retried request with the same Idempotency-Key
+   * gets the first operation back (`created: false`).
+   */
+  async createOnce(key: string, input: NewOperation): Promise<{ op: Operation; created: boolean }> {
+    const idemKey = this.keys.idempotency(key);
+    const claimed = await this.redis.set(idemKey, 'pending', 'EX', IDEMPOTENCY_TTL_S, 'NX');
+    if (claimed === 'OK') {
+      try {
+        const op = await this.create(input);
+        await this.redis.set(idemKey, op.id, 'EX', IDEMPOTENCY_TTL_S);
+        return { op, created: true };
+      } catch (err) {
+        await this.redis.del(idemKey);
+        throw err;
+      }
+    }
+    // A concurrent first request may still be creating: wait briefly for its id.
+    for (let i = 0; i < 50; i++) {
+      const id = await this.redis.get(idemKey);
+      if (id && id !== 'pending') return { op: await this.get(id), created: false };
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new PullwrightError('conflict', 'a request with this Idempotency-Key is still being processed');
+  }
+
+  async find(id: string): Promise<Operation | undefined> {
+    const raw = await this.redis.get(this.keys.operation(id));
+    return raw ? Operation.parse(JSON.parse(raw)) : undefined;
+  }
+
+  async get(id: string): Promise<Operation> {
+    const op = await this.find(id);
+    if (!op) throw new NotFoundError('operation', id);
+    return op;
+  }
+
+  /** Newest first. The index is scanned in pages, so a status filter still returns `limit` items. */
+  async list(filter: { status?: OperationStatus; repo?: string; limit?: number } = {}): Promise<Operation[]> {
+    const limit = filter.limit ?? 50;
+    const out: Operation[] = [];
+    const page = 200;
+    for (let offset = 0; out.length < limit; offset += page) {
+      const ids = await this.redis.zrevrange(this.keys.operationIndex(), offset, offset + page - 1);
+      if (ids.length === 0) break;
+      const raws = await this.redis.mget(ids.map((id) => this.keys.operation(id)));
+      for (const raw of raws) {
+        if (!raw) continue;
+        const op = Operation.parse(JSON.parse(raw));
+        if (filter.status && op.status !== filter.status) continue;
+        if (filter.repo && op.repo !== filter.repo) continue;
+        out.push(op);
+        if (out.length >= limit) break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Applies `change` to the latest version and writes it with its event, retrying when
+   * another writer got there first. `change` must be pure: it may run more than once.
+   */
+  async update(
+    id: string,
+    change: (op: Operation) => Operation,
+    event: { type: string; data?: Record<string, unknown> },
+  ): Promise<Operation> {
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const current = await this.get(id);
+      const next = { ...change(current), version: current.version + 1 };
+      const result = await this.redis.pwUpdateOperation(
+        this.keys.operation(id),
+        this.keys.events(id),
+        String(current.version),
+        JSON.stringify(next),
+        event.type,
+        JSON.stringify(this.scrub(event.data ?? {})),
+        next.updatedAt,
+        this.keys.feed(),
+      );
+      if (result === -1) throw new NotFoundError('operation', id);
+      if (result !== 0) return next;
+    }
+    throw new PullwrightError('conflict', `operation ${id} kept changing; gave up after ${MAX_CONFLICT_RETRIES} attempts`);
+  }
+
+  /** The one way a status changes: validated by the state machine, recorded as a `status` event. */
+  transition(
+    id: string,
+    to: OperationStatus,
+    patch: TransitionPatch = {},
+    data: Record<string, unknown> = {},
+  ): Promise<Operation> {
+    return this.update(id, (op) => transition(op, to, patch), {
+      type: 'status',
+      data: { to, ...(patch.error ? { reason: patch.error } : {}), ...data },
+    });
+  }
+
+  /** A non-status change (checkpoint, usage, plan…), recorded with its own event type. */
+  patch(id: string, patch: TransitionPatch, event: { type: string; data?: Record<string, unknown> }): Promise<Operation> {
+    return this.update(id, (op) => ({ ...op, ...patch, updatedAt: new Date().toISOString() }), event);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Every Redis key the queue package writes. Operation keys carry the id in a `{}` hash tag
+ * so an operation's record and its event stream share one Cluster slot (the update script
+ * touches both).
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  operation(id: string): string {
+    return `${this.prefix}:op:{${id}}`;
+  }
+
+  events(id: string): string {
+    return `${this.prefix}:op:{${id}}:events`;
+  }
+
+  /** Sorted set of operation ids by creation time: the listing index. */
+  operationIndex(): string {
+    return `${this.prefix}:ops`;
+  }
+
+  /** All events of all operations, capped: a live feed for the dashboard list, not the audit trail. */
+  feed(): string {
+    return `${this.prefix}:feed`;
+  }
+
+  idempotency(key: string): string {
+    return `${this.prefix}:idem:${key}`;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './git-client.ts';
+export * from './workspace-manager.ts';

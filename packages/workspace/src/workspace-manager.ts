@@ -1,0 +1,185 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
+import type { GitAuth } from '@pullwright/security';
+import { gitClient } from './git-client.ts';
+
+export interface PrepareRequest {
+  opId: string;
+  /** owner/name */
+  repo: string;
+  cloneUrl: string;
+  baseBranch: string;
+  branch: string;
+  auth?: GitAuth;
+}
+
+export interface PreparedWorkspace {
+  dir: string;
+  branch: string;
+  baseSha: string;
+  /** True when the worktree or branch already existed (a retried job). */
+  resumed: boolean;
+}
+
+/** Serializes work on one mirror within this process; git's own lock files guard across processes. */
+class KeyedMutex {
+  readonly #tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    this.#tails.set(
+      key,
+      next.catch(() => undefined),
+    );
+    return next;
+  }
+}
+
+/**
+ * Git working copies for operations: one bare mirror per repository (cloned once, fetched
+ * before each operation), and a cheap worktree per operation on its own branch.
+ *
+ * The mirror is `git init --bare` with an explicit fetch refspec, not `clone --mirror`:
+ * a mirror clone sets `remote.origin.mirror`, which turns every push from a worktree into
+ * a mirror push that would delete the forge's other branches.
+ */
+export class WorkspaceManager {
+  readonly #mutex = new KeyedMutex();
+
+  constructor(
+    readonly root: string,
+    private readonly logger: Logger = silentLogger(),
+  ) {}
+
+  mirrorDir(repo: string): string {
+    return path.join(this.root, 'mirrors', `${repo}.git`);
+  }
+
+  worktreeDir(opId: string): string {
+    return path.join(this.root, 'worktrees', opId);
+  }
+
+  /** Creates the mirror when missing and fetches every branch. */
+  async syncMirror(repo: string, cloneUrl: string, auth?: GitAuth): Promise<string> {
+    const dir = this.mirrorDir(repo);
+    return this.#mutex.run(dir, async () => {
+      if (!existsSync(path.join(dir, 'HEAD'))) {
+        await mkdir(dir, { recursive: true });
+        const git = gitClient(dir);
+        await git.init(true);
+        await git.addRemote('origin', cloneUrl);
+        await git.addConfig('remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*', false, 'local');
+      } else {
+        await gitClient(dir).remote(['set-url', 'origin', cloneUrl]);
+      }
+      await gitClient(dir, auth).fetch(['--prune', '--no-tags', 'origin']);
+      return dir;
+    });
+  }
+
+  /**
+   * A worktree for the operation on `branch`, created from the base branch, or the
+   * existing one when a retried job comes back (its work is kept, not redone).
+   */
+  async prepare(req: PrepareRequest): Promise<PreparedWorkspace> {
+    const mirror = await this.syncMirror(req.repo, req.cloneUrl, req.auth);
+    const git = gitClient(mirror);
+    const baseRef = `refs/remotes/origin/${req.baseBranch}`;
+    const baseSha = (await git.raw(['rev-parse', '--verify', '--quiet', `${baseRef}^{commit}`]).catch(() => '')).trim();
+    if (!baseSha) {
+      throw new PullwrightError('git_failed', `base branch ${req.baseBranch} does not exist in ${req.repo}`, {
+        repo: req.repo,
+        baseBranch: req.baseBranch,
+      });
+    }
+    const dir = this.worktreeDir(req.opId);
+    return this.#mutex.run(mirror, async () => {
+      await git.raw(['worktree', 'prune']);
+      if (existsSync(path.join(dir, '.git'))) {
+        this.logger.info({ opId: req.opId, dir }, 'reusing existing worktree');
+        return { dir, branch: req.branch, baseSha, resumed: true };
+      }
+      await mkdir(path.dirname(dir), { recursive: true });
+      const local = (await git.raw(['branch', '--list', req.branch])).trim();
+      const remote = (await git.raw(['branch', '--list', '--remotes', `origin/${req.branch}`])).trim();
+      if (local) {
+        await git.raw(['worktree', 'add', dir, req.branch]);
+      } else if (remote) {
+        // Pushed by an earlier attempt: continue from what the forge has.
+        await git.raw(['worktree', 'add', '-b', req.branch, dir, `origin/${req.branch}`]);
+      } else {
+        await git.raw(['worktree', 'add', '--no-track', '-b', req.branch, dir, baseRef]);
+      }
+      return { dir, branch: req.branch, baseSha, resumed: Boolean(local || remote) };
+    });
+  }
+
+  /** Files that differ from `baseSha`, including new untracked ones. */
+  async changedFiles(dir: string, baseSha: string): Promise<string[]> {
+    const git = gitClient(dir);
+    await git.raw(['add', '--all', '--intent-to-add']);
+    const out = await git.raw(['diff', '--name-only', '--no-renames', baseSha]);
+    return out.split('\n').filter(Boolean).sort();
+  }
+
+  async diff(dir: string, baseSha: string): Promise<string> {
+    const git = gitClient(dir);
+    await git.raw(['add', '--all', '--intent-to-add']);
+    return git.raw(['diff', '--no-color', '--no-ext-diff', baseSha]);
+  }
+
+  /** Commits everything in the worktree; returns the new head sha, or undefined when nothing changed. */
+  async commitAll(dir: string, message: string, trailers: Record<string, string>): Promise<string | undefined> {
+    const git = gitClient(dir);
+    await git.raw(['add', '--all']);
+    const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
+    if (!staged) return undefined;
+    const trailerText = Object.entries(trailers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n');
+    await git.raw(['commit', '--no-verify', '-m', message, '-m', trailerText]);
+    return (await git.revparse(['HEAD'])).trim();
+  }
+
+  async headSha(dir: string): Promise<string> {
+    return (await gitClient(dir).revparse(['HEAD'])).trim();
+  }
+
+  /**
+   * Pushes the branch without force. When `expectedRemoteSha` is given the push only
+   * succeeds if the forge still has that sha (or no branch when it is empty), so a stale
+   * worker cannot overwrite a newer push.
+   */
+  async push(dir: string, branch: string, options: { auth?: GitAuth; expectedRemoteSha?: string } = {}): Promise<void> {
+    const args = ['push', '--no-verify', '--porcelain', 'origin', `HEAD:refs/heads/${branch}`];
+    if (options.expectedRemoteSha !== undefined) {
+      args.splice(1, 0, `--force-with-lease=refs/heads/${branch}:${options.expectedRemoteSha}`);
+    }
+    try {
+      await gitClient(dir, options.auth).raw(args);
+    } catch (err) {
+      throw new PullwrightError('git_failed', `push of ${branch} was refused: ${firstLine(err)}`, { branch });
+    }
+  }
+
+  async remove(opId: string, repo: string): Promise<void> {
+    const dir = this.worktreeDir(opId);
+    const mirror = this.mirrorDir(repo);
+    await this.#mutex.run(mirror, async () => {
+      if (existsSync(mirror)) await gitClient(mirror).raw(['worktree', 'remove', '--force', dir]).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+      if (existsSync(mirror)) await gitClient(mirror).raw(['worktree', 'prune']);
+    });
+  }
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err)
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim()
+    .slice(0, 300) ?? 'unknown error';
+}
