@@ -1,5 +1,5 @@
-import type {} from 'vitest';
 import { startRedisServer } from '@pullwright/queue';
+import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 
 /**

@@ -19,7 +19,10 @@ export const EnvSchema = z
     /** Redis for queues, operations, events and locks. Unset: `npm start` runs a private redis-server. */
     REDIS_URL: optionalUrl,
     /** Prefix of every Redis key, so several deployments (or tests) can share one Redis. */
-    REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('pw'),
+    REDIS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('pw'),
     /** HTTP port of the API and dashboard. */
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     /** Interface to listen on; containers set 0.0.0.0. Loopback by default so a laptop run is private. */
@@ -124,8 +127,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   const env = parsed.data;
   const dataDir = path.resolve(env.DATA_DIR);
-  const provider =
-    env.LLM_PROVIDER ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : 'replay');
+  const provider = env.LLM_PROVIDER ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : 'replay');
   return {
     redisUrl: env.REDIS_URL,
     redisPrefix: env.REDIS_PREFIX,
@@ -169,6 +171,8 @@ export function configSecrets(config: Config): string[] {
     config.github.webhookSecret,
     config.slack.signingSecret,
     config.slack.botToken,
-    config.redisUrl && new URL(config.redisUrl).password ? decodeURIComponent(new URL(config.redisUrl).password) : undefined,
+    config.redisUrl && new URL(config.redisUrl).password
+      ? decodeURIComponent(new URL(config.redisUrl).password)
+      : undefined,
   ].filter((v): v is string => typeof v === 'string' && v.length >= 6);
 }

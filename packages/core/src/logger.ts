@@ -1,4 +1,4 @@
-import { pino, type Logger as PinoLogger } from 'pino';
+import { type Logger as PinoLogger, pino } from 'pino';
 
 export type Logger = PinoLogger;
 
@@ -45,9 +45,7 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const { scrubber } = options;
   const destination = options.destination ?? process.stdout;
-  const stream = scrubber
-    ? { write: (line: string) => destination.write(scrubber.redact(line)) }
-    : destination;
+  const stream = scrubber ? { write: (line: string) => destination.write(scrubber.redact(line)) } : destination;
   return pino(
     {
       level: options.level ?? 'info',

@@ -36,7 +36,12 @@ export function canTransition(from: OperationStatus, to: OperationStatus): boole
 export type TransitionPatch = Partial<Omit<Operation, 'id' | 'status' | 'version' | 'createdAt'>>;
 
 /** Returns the operation in its new status; throws `InvalidTransitionError` for anything else. */
-export function transition(op: Operation, to: OperationStatus, patch: TransitionPatch = {}, now = new Date()): Operation {
+export function transition(
+  op: Operation,
+  to: OperationStatus,
+  patch: TransitionPatch = {},
+  now = new Date(),
+): Operation {
   if (!canTransition(op.status, to)) throw new InvalidTransitionError(op.status, to);
   const error = patch.error ?? (NEEDS_REASON.has(to) ? undefined : op.error);
   if (NEEDS_REASON.has(to) && !error) {

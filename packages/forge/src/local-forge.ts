@@ -60,6 +60,10 @@ export class LocalForge implements Forge {
     return existsSync(path.join(this.repoDir(repo), 'HEAD'));
   }
 
+  async repositoryExists(repo: string): Promise<boolean> {
+    return this.hasRepository(repo);
+  }
+
   /** Creates a bare repository with one commit holding `files` on `branch`. */
   async createRepository(repo: string, files: Record<string, string>, branch = 'main'): Promise<void> {
     const dir = this.repoDir(repo);
@@ -82,7 +86,9 @@ export class LocalForge implements Forge {
   }
 
   async branchSha(repo: string, branch: string): Promise<string | undefined> {
-    const out = await git(this.repoDir(repo), ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).catch(() => '');
+    const out = await git(this.repoDir(repo), ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).catch(
+      () => '',
+    );
     return out.trim() || undefined;
   }
 
@@ -99,7 +105,8 @@ export class LocalForge implements Forge {
     if (existing) return existing;
     const headSha = await this.branchSha(req.repo, req.head);
     if (!headSha) throw new PullwrightError('forge_failed', `branch ${req.head} is not in ${req.repo}`);
-    if (!(await this.branchSha(req.repo, req.base))) throw new PullwrightError('forge_failed', `base ${req.base} is not in ${req.repo}`);
+    if (!(await this.branchSha(req.repo, req.base)))
+      throw new PullwrightError('forge_failed', `base ${req.base} is not in ${req.repo}`);
     const { redis } = this.options;
     const number = await redis.incr(`${this.options.keyPrefix}:forge:{${req.repo}}:pr-seq`);
     const pr: PullRequest = {
@@ -151,14 +158,19 @@ export class LocalForge implements Forge {
     const pr = await this.getPullRequest(repo, number);
     if (pr.state !== 'open') throw new PullwrightError('conflict', `pull request #${number} is ${pr.state}`);
     if (pr.headSha !== options.expectedHeadSha) {
-      throw new PullwrightError('conflict', `head moved: expected ${options.expectedHeadSha.slice(0, 12)}, found ${pr.headSha.slice(0, 12)}`);
+      throw new PullwrightError(
+        'conflict',
+        `head moved: expected ${options.expectedHeadSha.slice(0, 12)}, found ${pr.headSha.slice(0, 12)}`,
+      );
     }
     const dir = this.repoDir(repo);
     const baseSha = await this.branchSha(repo, pr.base);
     if (!baseSha) throw new PullwrightError('forge_failed', `base ${pr.base} is gone`);
     let tree: string;
     try {
-      tree = (await git(dir, ['merge-tree', '--write-tree', '--name-only', baseSha, pr.headSha])).split('\n')[0]!.trim();
+      tree = (await git(dir, ['merge-tree', '--write-tree', '--name-only', baseSha, pr.headSha]))
+        .split('\n')[0]!
+        .trim();
     } catch (err) {
       const conflicted = String((err as { stdout?: string }).stdout ?? '')
         .split('\n')

@@ -18,7 +18,9 @@ export class CodeQueue {
   }
 
   static jobId<N extends JobName>(name: N, payload: JobPayload<N>): string {
-    return name === 'merge' ? `${payload.opId}-merge-${(payload as JobPayload<'merge'>).headSha.slice(0, 12)}` : payload.opId;
+    return name === 'merge'
+      ? `${payload.opId}-merge-${(payload as JobPayload<'merge'>).headSha.slice(0, 12)}`
+      : payload.opId;
   }
 
   async add<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void> {

@@ -33,7 +33,16 @@ export class OperationEvents {
   async append(opId: string, type: string, data: Record<string, unknown> = {}): Promise<string> {
     const ts = new Date().toISOString();
     const clean = this.scrub(data);
-    const id = await this.redis.xadd(this.keys.events(opId), '*', 'ts', ts, 'type', type, 'data', JSON.stringify(clean));
+    const id = await this.redis.xadd(
+      this.keys.events(opId),
+      '*',
+      'ts',
+      ts,
+      'type',
+      type,
+      'data',
+      JSON.stringify(clean),
+    );
     await this.redis.xadd(this.keys.feed(), 'MAXLEN', '~', '10000', '*', 'opId', opId, 'ts', ts, 'type', type);
     return id as string;
   }
@@ -41,7 +50,10 @@ export class OperationEvents {
   /** Events after `afterId` (exclusive); all of them by default. */
   async list(opId: string, afterId = '-', count = 1000): Promise<OperationEvent[]> {
     const start = afterId === '-' ? '-' : `(${afterId}`;
-    const entries = (await this.redis.xrange(this.keys.events(opId), start, '+', 'COUNT', count)) as [string, string[]][];
+    const entries = (await this.redis.xrange(this.keys.events(opId), start, '+', 'COUNT', count)) as [
+      string,
+      string[],
+    ][];
     return parseEntries(opId, entries);
   }
 

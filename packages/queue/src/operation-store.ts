@@ -83,10 +83,33 @@ export class OperationStore {
       .multi()
       .set(this.keys.operation(op.id), JSON.stringify(op), 'NX')
       .zadd(this.keys.operationIndex(), now.getTime(), op.id)
-      .xadd(this.keys.events(op.id), '*', 'ts', ts, 'type', 'created', 'data', JSON.stringify(this.scrub({ status: 'queued', type: op.type, repo: op.repo, requester: op.requester })))
-      .xadd(this.keys.feed(), 'MAXLEN', '~', '10000', '*', 'opId', op.id, 'ts', ts, 'type', 'created', 'status', 'queued')
+      .xadd(
+        this.keys.events(op.id),
+        '*',
+        'ts',
+        ts,
+        'type',
+        'created',
+        'data',
+        JSON.stringify(this.scrub({ status: 'queued', type: op.type, repo: op.repo, requester: op.requester })),
+      )
+      .xadd(
+        this.keys.feed(),
+        'MAXLEN',
+        '~',
+        '10000',
+        '*',
+        'opId',
+        op.id,
+        'ts',
+        ts,
+        'type',
+        'created',
+        'status',
+        'queued',
+      )
       .exec();
-    if (!created || created[0]?.[1] !== 'OK') throw new PullwrightError('conflict', `operation ${op.id} already exists`);
+    if (created?.[0]?.[1] !== 'OK') throw new PullwrightError('conflict', `operation ${op.id} already exists`);
     return op;
   }
 
@@ -173,7 +196,10 @@ export class OperationStore {
       if (result === -1) throw new NotFoundError('operation', id);
       if (result !== 0) return next;
     }
-    throw new PullwrightError('conflict', `operation ${id} kept changing; gave up after ${MAX_CONFLICT_RETRIES} attempts`);
+    throw new PullwrightError(
+      'conflict',
+      `operation ${id} kept changing; gave up after ${MAX_CONFLICT_RETRIES} attempts`,
+    );
   }
 
   /** The one way a status changes: validated by the state machine, recorded as a `status` event. */
@@ -190,7 +216,11 @@ export class OperationStore {
   }
 
   /** A non-status change (checkpoint, usage, plan…), recorded with its own event type. */
-  patch(id: string, patch: TransitionPatch, event: { type: string; data?: Record<string, unknown> }): Promise<Operation> {
+  patch(
+    id: string,
+    patch: TransitionPatch,
+    event: { type: string; data?: Record<string, unknown> },
+  ): Promise<Operation> {
     return this.update(id, (op) => ({ ...op, ...patch, updatedAt: new Date().toISOString() }), event);
   }
 }

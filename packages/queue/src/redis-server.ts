@@ -34,6 +34,8 @@ async function waitForPing(url: string, child: ChildProcess, deadline: number): 
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    // Refused connections are expected until the server listens; connect() rejects with them.
+    client.on('error', () => undefined);
     try {
       await client.connect();
       await client.ping();
@@ -57,7 +59,10 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const binary = options.binary ?? 'redis-server';
   const probe = spawnSync(binary, ['--version'], { encoding: 'utf8' });
   if (probe.error) {
-    throw new PullwrightError('unavailable', `redis-server was not found on PATH; install it with: ${REDIS_INSTALL_HINT}`);
+    throw new PullwrightError(
+      'unavailable',
+      `redis-server was not found on PATH; install it with: ${REDIS_INSTALL_HINT}`,
+    );
   }
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();

@@ -1,3 +1,3 @@
+export * from './git-hardening.ts';
 export * from './path-guard.ts';
 export * from './redactor.ts';
-export * from './git-hardening.ts';

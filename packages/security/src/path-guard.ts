@@ -2,7 +2,15 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { PullwrightError } from '@pullwright/core';
 
-export type PathRule = 'absolute' | 'traversal' | 'nul_byte' | 'git_internal' | 'symlink_escape' | 'protected' | 'secret_file' | 'empty';
+export type PathRule =
+  | 'absolute'
+  | 'traversal'
+  | 'nul_byte'
+  | 'git_internal'
+  | 'symlink_escape'
+  | 'protected'
+  | 'secret_file'
+  | 'empty';
 
 /** A refusal the model sees: it names the rule, never file content. */
 export class PathRefusedError extends PullwrightError<{ requested: string; rule: PathRule }> {
@@ -40,7 +48,12 @@ export const SECRET_FILE_PATTERNS: readonly RegExp[] = [
 function globToRegExp(glob: string): RegExp {
   const escaped = glob
     .split('**')
-    .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+    .map((part) =>
+      part
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]'),
+    )
     .join('.*');
   return new RegExp(`^${escaped}$`);
 }
@@ -68,7 +81,8 @@ export class PathGuard {
   normalize(requested: string): string {
     if (requested.includes('\0')) throw new PathRefusedError(requested, 'nul_byte');
     if (requested.trim() === '') throw new PathRefusedError(requested, 'empty');
-    if (path.isAbsolute(requested) || /^[A-Za-z]:[\\/]/.test(requested)) throw new PathRefusedError(requested, 'absolute');
+    if (path.isAbsolute(requested) || /^[A-Za-z]:[\\/]/.test(requested))
+      throw new PathRefusedError(requested, 'absolute');
     const rel = path.posix.normalize(requested.replaceAll('\\', '/'));
     if (rel === '..' || rel.startsWith('../')) throw new PathRefusedError(requested, 'traversal');
     if (rel === '.' || rel === './') return '.';
@@ -118,7 +132,8 @@ export class PathGuard {
       // A dangling symlink: its target is unknown territory.
       throw new PathRefusedError(requested, 'symlink_escape');
     }
-    if (real !== rootReal && !real.startsWith(rootReal + path.sep)) throw new PathRefusedError(requested, 'symlink_escape');
+    if (real !== rootReal && !real.startsWith(rootReal + path.sep))
+      throw new PathRefusedError(requested, 'symlink_escape');
     const resolved = path.join(real, ...missing);
     const relReal = path.relative(rootReal, resolved).split(path.sep);
     if (relReal.some((seg) => seg.toLowerCase() === '.git')) throw new PathRefusedError(requested, 'git_internal');

@@ -14,7 +14,10 @@ export function gitClient(baseDir: string, auth?: GitAuth): SimpleGit {
   if (auth) {
     // The helper is a shell function reading variables: the token is never in argv, a URL,
     // .git/config or any log line.
-    config.push('credential.helper=', `credential.helper=!f() { echo "username=$${USER_ENV}"; echo "password=$${TOKEN_ENV}"; }; f`);
+    config.push(
+      'credential.helper=',
+      `credential.helper=!f() { echo "username=$${USER_ENV}"; echo "password=$${TOKEN_ENV}"; }; f`,
+    );
     env[TOKEN_ENV] = auth.token;
     env[USER_ENV] = auth.username;
   }

@@ -169,7 +169,10 @@ export class WorkspaceManager {
     const dir = this.worktreeDir(opId);
     const mirror = this.mirrorDir(repo);
     await this.#mutex.run(mirror, async () => {
-      if (existsSync(mirror)) await gitClient(mirror).raw(['worktree', 'remove', '--force', dir]).catch(() => undefined);
+      if (existsSync(mirror))
+        await gitClient(mirror)
+          .raw(['worktree', 'remove', '--force', dir])
+          .catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
       if (existsSync(mirror)) await gitClient(mirror).raw(['worktree', 'prune']);
     });
@@ -177,9 +180,11 @@ export class WorkspaceManager {
 }
 
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err)
-    .split('\n')
-    .find((l) => l.trim())
-    ?.trim()
-    .slice(0, 300) ?? 'unknown error';
+  return (
+    String((err as Error)?.message ?? err)
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim()
+      .slice(0, 300) ?? 'unknown error'
+  );
 }

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RepoSlug } from '@pullwright/core';
+import { LocalForge } from '@pullwright/forge';
+import type { Runtime } from '@pullwright/pipeline';
+import express, { type Express } from 'express';
+import { z } from 'zod';
+import { bearerAuth } from './bearer-auth.ts';
+import { errorHandler, sendError } from './http-errors.ts';
+import { operationsRouter } from './operations-router.ts';
+import { validate } from './validate.ts';
+
+const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/public');
+const READY_TIMEOUT_MS = 1000;
+
+export type ApiDeps = Pick<Runtime, 'store' | 'events' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'>;
+
+/** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
+export function createApp(deps: ApiDeps): Express {
+  const { config } = deps;
+  if (!config.apiToken) throw new Error('API_TOKEN must be set before the API starts');
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(express.json({ limit: '256kb' }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ping = deps.redis.ping().then(
+      () => true,
+      () => false,
+    );
+    const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), READY_TIMEOUT_MS).unref());
+    const ok = await Promise.race([ping, timeout]);
+    if (ok) res.json({ ok: true, redis: 'up' });
+    else sendError(res, 503, 'unavailable', 'redis is unreachable', { redis: 'down' });
+  });
+
+  const auth = bearerAuth(config.apiToken);
+  app.use('/v1/operations', auth, operationsRouter(deps));
+  app.get('/v1/queue', auth, async (_req, res) => {
+    res.json({ counts: await deps.queue.counts() });
+  });
+
+  if (deps.forge instanceof LocalForge) {
+    const forge = deps.forge;
+    app.get('/forge/:owner/:name/pulls/:number', auth, async (req, res) => {
+      const repo = validate(RepoSlug, `${req.params.owner}/${req.params.name}`, 'repo');
+      const number = validate(z.coerce.number().int().positive(), req.params.number, 'number');
+      const pr = await forge.getPullRequest(repo, number);
+      res.json({ ...pr, diff: await forge.pullRequestDiff(repo, number) });
+    });
+  }
+
+  app.use(express.static(DASHBOARD_DIR, { index: 'index.html', maxAge: 0 }));
+  app.use((_req, res) => sendError(res, 404, 'not_found', 'no such route'));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,49 @@
+import { errorOutcome, type FieldIssue, isPullwrightError, type Logger } from '@pullwright/core';
+import type { ErrorRequestHandler, Response } from 'express';
+
+export function sendError(
+  res: Response,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+) {
+  res.status(status).json({ error: { code, message, ...extra } });
+}
+
+/**
+ * One mapping from error to response: typed errors become 4xx with their fields, anything
+ * else a 500 with no detail (the log has it). Never a stack trace on the wire.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    if (isPullwrightError(err)) {
+      const outcome = errorOutcome(err.code);
+      const status = outcome.kind === 'http' ? outcome.status : outcome.kind === 'retry' ? 503 : 422;
+      const extra: Record<string, unknown> = {};
+      if (err.code === 'validation_failed' && Array.isArray(err.context.issues))
+        extra.fields = err.context.issues as FieldIssue[];
+      if ('from' in err.context) extra.status = err.context.from;
+      if ('status' in err.context) extra.status = err.context.status;
+      return sendError(res, status, err.code, err.message, extra);
+    }
+    const e = err as { type?: string; status?: number; message?: string };
+    if (e.type === 'entity.parse.failed') {
+      return sendError(res, 400, 'validation_failed', 'request body is not valid JSON', {
+        fields: [{ field: 'body', reason: 'invalid JSON' }],
+      });
+    }
+    if (e.type === 'entity.too.large') return sendError(res, 413, 'too_large', 'request body is too large');
+    if (isRedisDown(err))
+      return sendError(res, 503, 'unavailable', 'the operation store is unavailable; retry shortly');
+    logger.error({ err }, 'unhandled error');
+    return sendError(res, 500, 'internal', 'internal error');
+  };
+}
+
+export function isRedisDown(err: unknown): boolean {
+  const msg = String((err as Error)?.message ?? '');
+  return /Connection is closed|ECONNREFUSED|max retries per request|Stream isn't writeable|connect ETIMEDOUT/i.test(
+    msg,
+  );
+}

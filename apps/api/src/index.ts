@@ -1,0 +1,2 @@
+export * from './create-app.ts';
+export * from './start-api.ts';

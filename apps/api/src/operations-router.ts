@@ -1,0 +1,104 @@
+import { ValidationError } from '@pullwright/core';
+import type { Runtime } from '@pullwright/pipeline';
+import { type Request, Router } from 'express';
+import {
+  ApproveBody,
+  CancelBody,
+  CreateOperationBody,
+  ListQuery,
+  OperationIdParam,
+  RejectBody,
+} from './request-schemas.ts';
+import { streamEvents } from './sse-events.ts';
+import { validate } from './validate.ts';
+
+type Deps = Pick<Runtime, 'store' | 'events' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'>;
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
+
+function opId(req: Request): string {
+  return validate(OperationIdParam, req.params.id, 'id');
+}
+
+/** REST v1: operations. */
+export function operationsRouter(deps: Deps): Router {
+  const router = Router();
+
+  router.post('/', async (req, res) => {
+    const body = validate(CreateOperationBody, req.body, 'body');
+    const repo = body.repo ?? deps.config.defaultRepo;
+    if (!repo)
+      throw new ValidationError('repo is required', [
+        { field: 'repo', reason: 'required (no DEFAULT_REPO is configured)' },
+      ]);
+    if (!(await deps.forge.repositoryExists(repo))) {
+      throw new ValidationError(`repository ${repo} is not available`, [
+        { field: 'repo', reason: `not found on the ${deps.forge.name} forge` },
+      ]);
+    }
+    const key = req.get('idempotency-key');
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      throw new ValidationError('invalid Idempotency-Key', [
+        { field: 'Idempotency-Key', reason: 'must be 1-200 of A-Z a-z 0-9 . _ : -' },
+      ]);
+    }
+    const input = {
+      type: body.type,
+      repo,
+      baseBranch: body.baseBranch,
+      description: body.description,
+      context: body.context,
+      requester: { source: body.source, user: body.user },
+    };
+    const { op, created } = key
+      ? await deps.store.createOnce(key, input)
+      : { op: await deps.store.create(input), created: true };
+    // Enqueue even for a replayed request: the job id is the operation id, so this is a no-op
+    // when the first request got as far as enqueueing, and a repair when it did not.
+    await deps.queue.add('run', { opId: op.id });
+    res
+      .status(created ? 202 : 200)
+      .location(`/v1/operations/${op.id}`)
+      .json({ id: op.id, status: op.status });
+  });
+
+  router.get('/', async (req, res) => {
+    const query = validate(ListQuery, req.query, 'query');
+    const filter = {
+      limit: query.limit,
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.repo ? { repo: query.repo } : {}),
+    };
+    res.json({ operations: await deps.store.list(filter) });
+  });
+
+  router.get('/:id', async (req, res) => {
+    res.json(await deps.store.get(opId(req)));
+  });
+
+  router.get('/:id/events', async (req, res) => {
+    const id = opId(req);
+    await deps.store.get(id);
+    if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
+      return res.json({ events: await deps.events.list(id) });
+    }
+    return streamEvents(req, res, id, deps);
+  });
+
+  router.post('/:id/approve', async (req, res) => {
+    const body = validate(ApproveBody, req.body, 'body');
+    res.json(await deps.actions.approve(opId(req), { user: body.user, source: 'api' }, body.headSha));
+  });
+
+  router.post('/:id/reject', async (req, res) => {
+    const body = validate(RejectBody, req.body, 'body');
+    res.json(await deps.actions.reject(opId(req), { user: body.user, source: 'api' }, body.reason));
+  });
+
+  router.post('/:id/cancel', async (req, res) => {
+    const body = validate(CancelBody, req.body, 'body');
+    res.json(await deps.actions.cancel(opId(req), { user: body.user, source: 'api' }));
+  });
+
+  return router;
+}

@@ -1,0 +1,48 @@
+import { BranchName, OperationContext, OperationType, RepoSlug } from '@pullwright/core';
+import { z } from 'zod';
+
+export const CreateOperationBody = z
+  .object({
+    type: OperationType,
+    repo: RepoSlug.optional(),
+    baseBranch: BranchName.default('main'),
+    description: z.string().trim().min(1, 'must not be empty').max(20_000),
+    context: OperationContext.default({}),
+    source: z.enum(['api', 'dashboard']).default('api'),
+    user: z.string().min(1).max(200).default('api'),
+  })
+  .strict();
+
+export const ApproveBody = z
+  .object({
+    headSha: z
+      .string()
+      .regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha')
+      .optional(),
+    user: z.string().min(1).max(200).default('api'),
+  })
+  .strict();
+export const RejectBody = z
+  .object({ reason: z.string().max(2000).optional(), user: z.string().min(1).max(200).default('api') })
+  .strict();
+export const CancelBody = z.object({ user: z.string().min(1).max(200).default('api') }).strict();
+
+export const ListQuery = z.object({
+  status: z
+    .enum([
+      'queued',
+      'running',
+      'awaiting_approval',
+      'approved',
+      'merging',
+      'merged',
+      'rejected',
+      'failed',
+      'cancelled',
+    ])
+    .optional(),
+  repo: RepoSlug.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const OperationIdParam = z.string().regex(/^[a-z0-9]{6,40}$/, 'not an operation id');

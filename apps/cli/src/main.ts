@@ -1,0 +1,135 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startApi } from '@pullwright/api';
+import { startWorker } from '@pullwright/code-worker';
+import { type Config, configSecrets, createLogger, isPullwrightError, type Logger, loadConfig } from '@pullwright/core';
+import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { Redactor } from '@pullwright/security';
+import { seedDemo } from './demo-seed.ts';
+import { embeddedEnv } from './embedded-defaults.ts';
+import { printTimeline, waitForStatus } from './timeline.ts';
+
+const USAGE = `usage: pullwright <command>
+
+  start     API + worker + dashboard on embedded defaults (private redis-server, local forge, replay demo)
+  api       the API alone (needs REDIS_URL and API_TOKEN)
+  worker    a code worker alone (needs REDIS_URL)
+  demo      the start flow headless: run the sample /debug operation, approve it, print its timeline`;
+
+function boot(env: NodeJS.ProcessEnv): { config: Config; logger: Logger; runtime: Runtime } {
+  const config = loadConfig(env);
+  const redactor = new Redactor({ secrets: configSecrets(config) });
+  const logger = createLogger({ level: config.logLevel, scrubber: redactor });
+  return { config, logger, runtime: createRuntime(config, logger, redactor) };
+}
+
+function onShutdown(close: () => Promise<void>): void {
+  let closing = false;
+  const handler = () => {
+    if (closing) return;
+    closing = true;
+    close().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+}
+
+async function start(): Promise<number> {
+  const embedded = await embeddedEnv(process.env);
+  const { runtime, logger } = boot(embedded.env);
+  const api = await startApi(runtime);
+  const worker = await startWorker(runtime);
+  onShutdown(async () => {
+    await worker.close();
+    await api.close();
+    await runtime.close();
+    await embedded.redis?.stop();
+  });
+  if (runtime.config.llm.provider === 'replay' && runtime.localForge) {
+    const op = await seedDemo(runtime);
+    logger.info({ opId: op.id }, 'demo operation enqueued');
+  }
+  const link = embedded.generatedToken ? `${api.url}/#token=${runtime.config.apiToken}` : api.url;
+  process.stdout.write(
+    `\nPullwright is running.\n  Dashboard: ${link}\n  API:       ${api.url}/v1/operations (Authorization: Bearer <API_TOKEN>)\n  Stop with Ctrl-C.\n\n`,
+  );
+  return new Promise<number>(() => undefined);
+}
+
+async function apiOnly(): Promise<number> {
+  const { runtime, logger } = boot(process.env);
+  const api = await startApi(runtime);
+  onShutdown(async () => {
+    await api.close();
+    await runtime.close();
+  });
+  logger.info({ url: api.url }, 'api listening');
+  return new Promise<number>(() => undefined);
+}
+
+async function workerOnly(): Promise<number> {
+  const { runtime, logger } = boot(process.env);
+  const worker = await startWorker(runtime);
+  onShutdown(async () => {
+    await worker.close();
+    await runtime.close();
+  });
+  logger.info({ concurrency: runtime.config.workerConcurrency }, 'worker started');
+  return new Promise<number>(() => undefined);
+}
+
+async function demo(): Promise<number> {
+  const source = {
+    ...process.env,
+    DATA_DIR: process.env.DATA_DIR || mkdtempSync(path.join(os.tmpdir(), 'pullwright-demo-')),
+    PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+  };
+  const embedded = await embeddedEnv(source);
+  const { runtime } = boot(embedded.env);
+  const api = await startApi(runtime);
+  const worker = await startWorker(runtime);
+  try {
+    const op = await seedDemo(runtime);
+    process.stdout.write(`operation ${op.id}: ${op.type} on ${op.repo}\n`);
+    const ready = await waitForStatus(runtime, op.id, ['awaiting_approval', 'failed', 'cancelled'], 120_000);
+    if (ready.status === 'awaiting_approval') {
+      process.stdout.write(
+        `pull request #${ready.pullRequest?.number} is awaiting approval; approving ${ready.pullRequest?.headSha.slice(0, 12)}\n`,
+      );
+      await runtime.actions.approve(op.id, { user: 'demo', source: 'api' }, ready.pullRequest?.headSha);
+    }
+    const final = await waitForStatus(runtime, op.id, ['merged', 'failed', 'cancelled', 'rejected'], 60_000);
+    await printTimeline(runtime, op.id, process.stdout);
+    return final.status === 'merged' ? 0 : 1;
+  } finally {
+    await worker.close();
+    await api.close();
+    await runtime.close();
+    await embedded.redis?.stop();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const command = argv[0];
+  try {
+    switch (command) {
+      case 'start':
+        return await start();
+      case 'api':
+        return await apiOnly();
+      case 'worker':
+        return await workerOnly();
+      case 'demo':
+        return await demo();
+      default:
+        process.stderr.write(`${USAGE}\n`);
+        return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
+    }
+  } catch (err) {
+    // Configuration and start-up problems are reported once, in words, without a stack.
+    process.stderr.write(`pullwright ${command}: ${isPullwrightError(err) ? err.message : (err as Error).message}\n`);
+    return 1;
+  }
+}

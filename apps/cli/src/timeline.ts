@@ -1,0 +1,51 @@
+import type { Operation, OperationStatus } from '@pullwright/core';
+import type { Runtime } from '@pullwright/pipeline';
+
+export async function waitForStatus(
+  runtime: Pick<Runtime, 'store'>,
+  id: string,
+  statuses: OperationStatus[],
+  timeoutMs: number,
+): Promise<Operation> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const op = await runtime.store.get(id);
+    if (statuses.includes(op.status)) return op;
+    if (Date.now() > deadline) throw new Error(`operation ${id} is still ${op.status} after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function describe(type: string, data: Record<string, unknown>): string {
+  switch (type) {
+    case 'created':
+      return `created (${String(data.type)} on ${String(data.repo)})`;
+    case 'status':
+      return `→ ${String(data.to)}${data.reason ? `: ${String(data.reason).split('\n')[0]}` : ''}`;
+    case 'step':
+      return `step ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}${data.branch ? ` ${String(data.branch)}` : ''}`;
+    case 'model':
+      return `model turn ${String(data.turn)}${Array.isArray(data.toolCalls) && data.toolCalls.length ? ` → ${data.toolCalls.join(', ')}` : ''}`;
+    case 'tool':
+      return `  ${String(data.name)}: ${String(data.summary)}`;
+    case 'check':
+      return `  check ${String(data.name)}: ${data.passed ? 'pass' : 'FAIL'} (${String(data.durationMs)} ms)`;
+    default:
+      return type;
+  }
+}
+
+/** The operation's event stream as readable lines: what happened, in order. */
+export async function printTimeline(
+  runtime: Pick<Runtime, 'events'>,
+  id: string,
+  out: NodeJS.WritableStream,
+): Promise<void> {
+  const events = await runtime.events.list(id);
+  const start = Date.parse(events[0]?.ts ?? new Date().toISOString());
+  for (const e of events) {
+    if (e.type === 'usage') continue;
+    const t = ((Date.parse(e.ts) - start) / 1000).toFixed(2).padStart(7);
+    out.write(`${t}s  ${describe(e.type, e.data)}\n`);
+  }
+}

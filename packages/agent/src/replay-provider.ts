@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { type ModelProvider, type ModelRequest, type ModelResponse, zeroUsage } from './model-provider.ts';
+
+const ReplayBlock = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({
+    type: z.literal('tool_use'),
+    id: z.string().optional(),
+    name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+  }),
+]);
+
+/** A recorded conversation: the model's turns, in order. Tool results come from really running the tools. */
+export const ReplayTranscript = z.object({
+  model: z.string().default('replay'),
+  description: z.string().optional(),
+  turns: z.array(z.object({ content: z.array(ReplayBlock).min(1) })).min(1),
+});
+export type ReplayTranscript = z.infer<typeof ReplayTranscript>;
+
+export function loadReplayTranscript(file: string): ReplayTranscript {
+  return ReplayTranscript.parse(JSON.parse(readFileSync(file, 'utf8')));
+}
+
+/**
+ * Plays a recorded transcript turn by turn: the model's side is fixed, everything else
+ * (tools, checks, git, the PR) runs for real. For tests, the demo and benchmarks.
+ */
+export class ReplayProvider implements ModelProvider {
+  readonly name = 'replay';
+  #next = 0;
+
+  constructor(private readonly transcript: ReplayTranscript) {}
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    request.signal?.throwIfAborted();
+    const turn = this.transcript.turns[this.#next];
+    const index = this.#next++;
+    if (!turn) {
+      return {
+        content: [{ type: 'text', text: 'The recorded transcript has no more turns.' }],
+        stopReason: 'end_turn',
+        usage: zeroUsage(),
+        model: this.transcript.model,
+      };
+    }
+    const content = turn.content.map((block, i) =>
+      block.type === 'tool_use' ? { ...block, id: block.id ?? `toolu_replay_${index}_${i}` } : block,
+    );
+    const chars = JSON.stringify(request.messages).length + request.system.length;
+    return {
+      content,
+      stopReason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
+      // Rough token counts (4 characters a token) so budgets and the dashboard have numbers to show.
+      usage: {
+        ...zeroUsage(),
+        inputTokens: Math.ceil(chars / 4),
+        outputTokens: Math.ceil(JSON.stringify(content).length / 4),
+      },
+      model: this.transcript.model,
+    };
+  }
+}

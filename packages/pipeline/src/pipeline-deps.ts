@@ -1,0 +1,24 @@
+import type { ModelProvider } from '@pullwright/agent';
+import type { Logger, Operation } from '@pullwright/core';
+import type { Forge } from '@pullwright/forge';
+import type { CodeQueue, OperationEvents, OperationStore } from '@pullwright/queue';
+import type { CommandRunner } from '@pullwright/sandbox';
+import type { Redactor } from '@pullwright/security';
+import type { WorkspaceManager } from '@pullwright/workspace';
+
+/** Everything a pipeline step needs, built once per process by `createRuntime`. */
+export interface PipelineDeps {
+  store: OperationStore;
+  events: OperationEvents;
+  queue: CodeQueue;
+  workspace: WorkspaceManager;
+  forge: Forge;
+  runner: CommandRunner;
+  redactor: Redactor;
+  logger: Logger;
+  /** A fresh provider per operation (the replay provider keeps its place in the transcript). */
+  createProvider: (op: Operation) => ModelProvider;
+  transcriptsDir: string;
+  maxTurns: number;
+  checkTimeoutMs: number;
+}
