@@ -1,20 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Operation } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { DEMO_DIR } from './embedded-defaults.ts';
 
 export const DEMO_REPO = 'demo/sample-slugify';
-
-function readTree(dir: string, prefix = ''): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) Object.assign(files, readTree(full, `${prefix}${name}/`));
-    else files[`${prefix}${name}`] = readFileSync(full, 'utf8');
-  }
-  return files;
-}
 
 /**
  * The first-run demo: a sample repository with a failing test in the local forge and one
@@ -24,7 +13,7 @@ export async function seedDemo(runtime: Runtime): Promise<Operation> {
   const forge = runtime.localForge;
   if (!forge) throw new Error('the demo needs the local forge');
   if (!forge.hasRepository(DEMO_REPO)) {
-    await forge.createRepository(DEMO_REPO, readTree(path.join(DEMO_DIR, 'sample-repo')));
+    await forge.createRepository(DEMO_REPO, {}, { fromDir: path.join(DEMO_DIR, 'sample-repo') });
   }
   const { op } = await runtime.store.createOnce('demo-sample-debug', {
     type: 'debug',

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -64,8 +64,16 @@ export class LocalForge implements Forge {
     return this.hasRepository(repo);
   }
 
-  /** Creates a bare repository with one commit holding `files` on `branch`. */
-  async createRepository(repo: string, files: Record<string, string>, branch = 'main'): Promise<void> {
+  /**
+   * Creates a bare repository with one commit on `branch` holding `files`, and/or the
+   * contents of directory `fromDir` (files wins on a clash).
+   */
+  async createRepository(
+    repo: string,
+    files: Record<string, string>,
+    options: { branch?: string; fromDir?: string } = {},
+  ): Promise<void> {
+    const branch = options.branch ?? 'main';
     const dir = this.repoDir(repo);
     if (this.hasRepository(repo)) throw new PullwrightError('conflict', `repository ${repo} already exists`);
     await mkdir(dir, { recursive: true });
@@ -73,6 +81,7 @@ export class LocalForge implements Forge {
     const work = await mkdtemp(path.join(os.tmpdir(), 'pw-seed-'));
     try {
       await git(work, ['init', `--initial-branch=${branch}`]);
+      if (options.fromDir) await cp(options.fromDir, work, { recursive: true });
       for (const [file, content] of Object.entries(files)) {
         await mkdir(path.dirname(path.join(work, file)), { recursive: true });
         await writeFile(path.join(work, file), content);

@@ -47,7 +47,8 @@ export function newOperationId(now = Date.now()): string {
 }
 
 const scriptsDefined = new WeakSet<Redis>();
-const MAX_CONFLICT_RETRIES = 20;
+/** Writers on one operation are few (its worker, an API call, usage updates); 50 rounds with jitter is ample. */
+const MAX_CONFLICT_RETRIES = 50;
 const IDEMPOTENCY_TTL_S = 24 * 3600;
 
 /**
@@ -195,6 +196,8 @@ export class OperationStore {
       );
       if (result === -1) throw new NotFoundError('operation', id);
       if (result !== 0) return next;
+      // Jittered backoff so colliding writers spread out instead of colliding again.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * (attempt + 1))));
     }
     throw new PullwrightError(
       'conflict',

@@ -1,0 +1,143 @@
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PathGuard } from '@pullwright/security';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CheckRunner, ToolContext } from './define-tool.ts';
+import { MAX_TOOL_OUTPUT_CHARS, truncateOutput } from './define-tool.ts';
+import { ALL_TOOLS } from './index.ts';
+
+const tool = (name: string) => ALL_TOOLS.find((t) => t.name === name)!;
+
+const checks: CheckRunner = {
+  names: () => ['test'],
+  run: async (name) => ({
+    name,
+    command: 'npm test',
+    passed: false,
+    exitCode: 1,
+    durationMs: 12,
+    output: 'not ok 1 - adds',
+    timedOut: false,
+  }),
+};
+
+describe('agent tools', () => {
+  let root: string;
+  let outside: string;
+  let ctx: ToolContext;
+  const writes: string[] = [];
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'pw-tools-'));
+    outside = await mkdtemp(path.join(os.tmpdir(), 'pw-outside-'));
+    await mkdir(path.join(root, 'src'));
+    await writeFile(
+      path.join(root, 'src/math.js'),
+      'export function add(a, b) {\n  return a - b;\n}\n\nexport function sub(a, b) {\n  return a - b;\n}\n',
+    );
+    await writeFile(path.join(outside, 'canary.txt'), 'canary');
+    writes.length = 0;
+    ctx = { root, guard: new PathGuard(root), checks, onWrite: async (p) => void writes.push(p) };
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it('every tool publishes a JSON schema for its input', () => {
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual(['list_dir', 'read_file', 'edit_file', 'write_file', 'run_check']);
+    for (const t of ALL_TOOLS) expect(t.spec.inputSchema).toMatchObject({ type: 'object' });
+  });
+
+  it('read_file numbers lines and honours ranges', async () => {
+    const all = await tool('read_file').execute({ path: 'src/math.js' }, ctx);
+    expect(all.content.split('\n')[1]).toBe('2|   return a - b;');
+    const part = await tool('read_file').execute({ path: 'src/math.js', startLine: 5, endLine: 6 }, ctx);
+    expect(part.content).toBe('5| export function sub(a, b) {\n6|   return a - b;\n(lines 5-6 of 8)');
+  });
+
+  it('edit_file replaces one exact unique match and reports the line', async () => {
+    const r = await tool('edit_file').execute(
+      {
+        path: 'src/math.js',
+        oldText: 'function add(a, b) {\n  return a - b;',
+        newText: 'function add(a, b) {\n  return a + b;',
+      },
+      ctx,
+    );
+    expect(r).toEqual({ content: 'Edited src/math.js at line 1.', isError: false });
+    expect(await readFile(path.join(root, 'src/math.js'), 'utf8')).toContain(
+      'return a + b;\n}\n\nexport function sub(a, b) {\n  return a - b;',
+    );
+    expect(writes).toEqual(['src/math.js']);
+  });
+
+  it('edit_file refuses an ambiguous match and names the lines', async () => {
+    const r = await tool('edit_file').execute({ path: 'src/math.js', oldText: 'return a - b;', newText: 'x' }, ctx);
+    expect(r.isError).toBe(true);
+    expect(r.content).toBe(
+      'oldText appears 2 times in src/math.js (lines 2, 6). Include more surrounding lines so it matches once.',
+    );
+  });
+
+  it('edit_file shows the closest lines with numbers when the text is missing', async () => {
+    const r = await tool('edit_file').execute(
+      { path: 'src/math.js', oldText: 'export function sub(a,b) {\n  return a-b;', newText: 'x' },
+      ctx,
+    );
+    expect(r.isError).toBe(true);
+    expect(r.content).toContain('Did you mean these lines?');
+    expect(r.content).toContain('5| export function sub(a, b) {');
+    expect(r.content).toContain('6|   return a - b;');
+    expect(writes).toEqual([]);
+  });
+
+  it('write_file creates directories; list_dir shows them and hides .git', async () => {
+    await mkdir(path.join(root, '.git'));
+    expect((await tool('write_file').execute({ path: 'test/math.test.js', content: 'a\nb' }, ctx)).content).toBe(
+      'Wrote test/math.test.js (2 lines).',
+    );
+    expect((await tool('list_dir').execute({}, ctx)).content).toBe('src/\ntest/');
+  });
+
+  it('file tools refuse paths outside the worktree, through symlinks and into .git', async () => {
+    await symlink(outside, path.join(root, 'escape'));
+    const attempts = [
+      tool('read_file').execute({ path: '../outside.txt' }, ctx),
+      tool('read_file').execute({ path: path.join(outside, 'canary.txt') }, ctx),
+      tool('read_file').execute({ path: 'escape/canary.txt' }, ctx),
+      tool('write_file').execute({ path: 'escape/canary.txt', content: 'pwned' }, ctx),
+      tool('write_file').execute({ path: '.git/hooks/pre-commit', content: 'pwned' }, ctx),
+      tool('write_file').execute({ path: '.env', content: 'X=1' }, ctx),
+    ];
+    for (const r of await Promise.all(attempts)) {
+      expect(r.isError).toBe(true);
+      expect(r.content).toMatch(/^path refused \((traversal|absolute|symlink_escape|git_internal|secret_file)\)/);
+    }
+    expect(await readFile(path.join(outside, 'canary.txt'), 'utf8')).toBe('canary');
+  });
+
+  it('invalid input and unknown checks come back as errors the model can read', async () => {
+    expect(await tool('edit_file').execute({ path: 'src/math.js' }, ctx)).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('oldText'),
+    });
+    expect(await tool('run_check').execute({ name: 'deploy' }, ctx)).toEqual({
+      isError: true,
+      content: 'No check named "deploy". Available: test.',
+    });
+    expect((await tool('run_check').execute({ name: 'test' }, ctx)).content).toBe(
+      'test: FAILED (exit 1, 12 ms)\n$ npm test\nnot ok 1 - adds',
+    );
+  });
+
+  it('truncates long output to the head and tail', () => {
+    const long = `HEAD${'x'.repeat(50_000)}TAIL`;
+    const cut = truncateOutput(long);
+    expect(cut.length).toBeLessThan(MAX_TOOL_OUTPUT_CHARS + 100);
+    expect(cut.startsWith('HEAD')).toBe(true);
+    expect(cut.endsWith('TAIL')).toBe(true);
+    expect(cut).toMatch(/\[\d+ characters omitted\]/);
+    expect(truncateOutput('short')).toBe('short');
+  });
+});

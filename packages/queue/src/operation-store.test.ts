@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { CodeQueue } from './code-queue.ts';
+import { OperationEvents } from './operation-events.ts';
+import { OperationStore } from './operation-store.ts';
+import { RedisKeys } from './redis-keys.ts';
+
+const redis = new Redis(inject('redisUrl'));
+afterAll(() => redis.disconnect());
+
+const input = {
+  type: 'debug' as const,
+  repo: 'acme/app',
+  baseBranch: 'main',
+  description: 'TypeError in auth.ts:45',
+  requester: { source: 'api' as const, user: 'dev' },
+};
+
+describe('OperationStore', () => {
+  let keys: RedisKeys;
+  let store: OperationStore;
+  let events: OperationEvents;
+  beforeEach(() => {
+    keys = new RedisKeys(`t${randomBytes(6).toString('hex')}`);
+    store = new OperationStore(redis, keys);
+    events = new OperationEvents(redis, keys);
+  });
+
+  it('creates a queued operation with a created event', async () => {
+    const op = await store.create(input);
+    expect(op).toMatchObject({ status: 'queued', version: 0, context: {} });
+    expect(op.id).toMatch(/^[a-z0-9]{12,}$/);
+    expect(await store.get(op.id)).toEqual(op);
+    const [created] = await events.list(op.id);
+    expect(created).toMatchObject({ type: 'created', data: { status: 'queued', repo: 'acme/app' } });
+  });
+
+  it('records every transition as an event in the same write', async () => {
+    const op = await store.create(input);
+    await store.transition(op.id, 'running');
+    const failed = await store.transition(op.id, 'failed', { error: 'tests failed' });
+    expect(failed.version).toBe(2);
+    const types = (await events.list(op.id)).map((e) => [e.type, e.data.to ?? null, e.data.reason ?? null]);
+    expect(types).toEqual([
+      ['created', null, null],
+      ['status', 'running', null],
+      ['status', 'failed', 'tests failed'],
+    ]);
+  });
+
+  it('refuses an invalid transition and writes nothing', async () => {
+    const op = await store.create(input);
+    await expect(store.transition(op.id, 'merged')).rejects.toMatchObject({ code: 'invalid_transition' });
+    expect((await store.get(op.id)).version).toBe(0);
+    expect(await events.list(op.id)).toHaveLength(1);
+  });
+
+  it('never loses a concurrent update (optimistic versions)', async () => {
+    const op = await store.create(input);
+    await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        store.update(op.id, (cur) => ({ ...cur, filesChanged: [...cur.filesChanged, `f${i}`] }), { type: 'test' }),
+      ),
+    );
+    const final = await store.get(op.id);
+    expect(final.filesChanged).toHaveLength(25);
+    expect(final.version).toBe(25);
+  });
+
+  it('lets exactly one of two racing transitions from the same status win', async () => {
+    const op = await store.create(input);
+    const results = await Promise.allSettled([
+      store.transition(op.id, 'running'),
+      store.transition(op.id, 'cancelled', { error: 'stop' }),
+    ]);
+    const final = await store.get(op.id);
+    // Both may apply in sequence (queued→running→cancelled is legal), but never a lost write.
+    expect(final.version).toBe(results.filter((r) => r.status === 'fulfilled').length);
+    expect(['running', 'cancelled']).toContain(final.status);
+  });
+
+  it('createOnce returns the first operation for a repeated key', async () => {
+    const [a, b] = await Promise.all([store.createOnce('k1', input), store.createOnce('k1', input)]);
+    expect(a.op.id).toBe(b.op.id);
+    expect([a.created, b.created].sort()).toEqual([false, true]);
+    expect(await store.list()).toHaveLength(1);
+  });
+
+  it('lists newest first with status and repo filters', async () => {
+    const first = await store.create(input, new Date('2026-01-01T00:00:00Z'));
+    const second = await store.create({ ...input, repo: 'acme/other' }, new Date('2026-01-02T00:00:00Z'));
+    await store.transition(first.id, 'cancelled', { error: 'x' });
+    expect((await store.list()).map((o) => o.id)).toEqual([second.id, first.id]);
+    expect((await store.list({ status: 'cancelled' })).map((o) => o.id)).toEqual([first.id]);
+    expect((await store.list({ repo: 'acme/other' })).map((o) => o.id)).toEqual([second.id]);
+    expect(await store.list({ limit: 1 })).toHaveLength(1);
+  });
+
+  it('404s an unknown id', async () => {
+    await expect(store.get('nope12345678')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('scrubs event data before it is stored', async () => {
+    const scrubbing = new OperationStore(redis, keys, (v) =>
+      JSON.parse(JSON.stringify(v).replaceAll('s3cret-value', '[x]')),
+    );
+    const op = await scrubbing.create(input);
+    await scrubbing.transition(op.id, 'running');
+    await scrubbing.transition(op.id, 'failed', { error: 'leaked s3cret-value' });
+    const raw = JSON.stringify(await redis.xrange(keys.events(op.id), '-', '+'));
+    expect(raw).not.toContain('s3cret-value');
+  });
+});
+
+describe('CodeQueue', () => {
+  it('enqueuing the same operation twice is a no-op', async () => {
+    const queue = new CodeQueue(redis, `t${randomBytes(6).toString('hex')}`);
+    try {
+      await queue.add('run', { opId: 'abc123def456' });
+      await queue.add('run', { opId: 'abc123def456' });
+      expect(await queue.queue.getJobCountByTypes('waiting')).toBe(1);
+      await expect(queue.add('run', { opId: '' })).rejects.toMatchObject({ code: 'validation_failed' });
+      expect(await queue.removeWaiting('abc123def456')).toBe(true);
+      expect(await queue.queue.getJobCountByTypes('waiting')).toBe(0);
+    } finally {
+      await queue.queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WorkspaceManager } from './workspace-manager.ts';
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
+}
+
+describe('WorkspaceManager', () => {
+  let tmp: string;
+  let origin: string;
+  let ws: WorkspaceManager;
+  beforeEach(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'pw-ws-'));
+    origin = path.join(tmp, 'origin.git');
+    const seed = path.join(tmp, 'seed');
+    git(tmp, 'init', '-q', '--bare', '--initial-branch=main', origin);
+    git(tmp, 'init', '-q', '--initial-branch=main', seed);
+    await writeFile(path.join(seed, 'app.js'), 'console.log(1)\n');
+    git(seed, 'add', '.');
+    git(seed, 'commit', '-qm', 'init');
+    git(seed, 'push', '-q', origin, 'main');
+    git(seed, 'push', '-q', origin, 'main:other');
+    ws = new WorkspaceManager(path.join(tmp, 'ws'));
+  });
+  afterEach(async () => rm(tmp, { recursive: true, force: true }));
+
+  const req = (opId: string) => ({
+    opId,
+    repo: 'acme/app',
+    cloneUrl: origin,
+    baseBranch: 'main',
+    branch: `agent/${opId}-x`,
+  });
+
+  it('prepares a worktree on a new branch from the base, commits with trailers and pushes without touching other branches', async () => {
+    const prepared = await ws.prepare(req('op1'));
+    expect(prepared.resumed).toBe(false);
+    expect(prepared.baseSha).toBe(git(origin, 'rev-parse', 'main').trim());
+    expect(git(prepared.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/op1-x');
+    await writeFile(path.join(prepared.dir, 'app.js'), 'console.log(2)\n');
+    await writeFile(path.join(prepared.dir, 'new.js'), 'x\n');
+    expect(await ws.changedFiles(prepared.dir, prepared.baseSha)).toEqual(['app.js', 'new.js']);
+    const sha = await ws.commitAll(prepared.dir, 'fix: thing', { 'Pullwright-Operation': 'op1' });
+    expect(git(prepared.dir, 'log', '-1', '--format=%B')).toContain('Pullwright-Operation: op1');
+    await ws.push(prepared.dir, prepared.branch);
+    expect(git(origin, 'rev-parse', 'agent/op1-x').trim()).toBe(sha);
+    // A mirror-style push would have deleted or rewritten these.
+    expect(
+      git(origin, 'for-each-ref', '--format=%(refname:short)', 'refs/heads').split('\n').filter(Boolean).sort(),
+    ).toEqual(['agent/op1-x', 'main', 'other']);
+    expect(await ws.commitAll(prepared.dir, 'again', {})).toBeUndefined();
+  });
+
+  it('resumes the same worktree for a retried operation, and rebuilds it from the pushed branch after cleanup', async () => {
+    const first = await ws.prepare(req('op2'));
+    await writeFile(path.join(first.dir, 'app.js'), 'work in progress\n');
+    const again = await ws.prepare(req('op2'));
+    expect(again).toMatchObject({ dir: first.dir, resumed: true });
+    expect(await readFile(path.join(again.dir, 'app.js'), 'utf8')).toBe('work in progress\n');
+
+    await ws.commitAll(first.dir, 'wip', {});
+    await ws.push(first.dir, first.branch);
+    await ws.remove('op2', 'acme/app');
+    expect(existsSync(first.dir)).toBe(false);
+    const rebuilt = await ws.prepare(req('op2'));
+    expect(rebuilt.resumed).toBe(true);
+    expect(await readFile(path.join(rebuilt.dir, 'app.js'), 'utf8')).toBe('work in progress\n');
+  });
+
+  it('a stale push naming an old remote sha is refused', async () => {
+    const a = await ws.prepare(req('op3'));
+    await writeFile(path.join(a.dir, 'app.js'), 'a\n');
+    await ws.commitAll(a.dir, 'a', {});
+    await ws.push(a.dir, a.branch, { expectedRemoteSha: '' });
+    const remote = git(origin, 'rev-parse', a.branch).trim();
+    await writeFile(path.join(a.dir, 'app.js'), 'b\n');
+    await ws.commitAll(a.dir, 'b', {});
+    await expect(ws.push(a.dir, a.branch, { expectedRemoteSha: '0'.repeat(40) })).rejects.toMatchObject({
+      code: 'git_failed',
+    });
+    await ws.push(a.dir, a.branch, { expectedRemoteSha: remote });
+  });
+
+  it('fails clearly when the base branch does not exist', async () => {
+    await expect(ws.prepare({ ...req('op4'), baseBranch: 'nope' })).rejects.toMatchObject({
+      code: 'git_failed',
+      message: expect.stringContaining('base branch nope'),
+    });
+  });
+
+  it('git in the worktree ignores the repo’s hooks', async () => {
+    const prepared = await ws.prepare(req('op5'));
+    const hook = path.join(tmp, 'ws/mirrors/acme/app.git/hooks/pre-commit');
+    await writeFile(hook, `#!/bin/sh\ntouch ${path.join(tmp, 'HOOK_RAN')}\nexit 1\n`, { mode: 0o755 });
+    await writeFile(path.join(prepared.dir, 'app.js'), 'z\n');
+    expect(await ws.commitAll(prepared.dir, 'z', {})).toMatch(/^[0-9a-f]{40}$/);
+    expect(existsSync(path.join(tmp, 'HOOK_RAN'))).toBe(false);
+  });
+});

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type RunningApi, startApi } from '@pullwright/api';
+import { type RunningWorker, startWorker } from '@pullwright/code-worker';
+import { loadConfig, silentLogger } from '@pullwright/core';
+import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { inject } from 'vitest';
+
+export const TEST_TOKEN = 'test-token-0123456789abcdef';
+export const DEMO_TRANSCRIPT = path.resolve(import.meta.dirname, '../../apps/cli/demo/debug-slugify.replay.json');
+
+export interface TestSystem {
+  runtime: Runtime;
+  api: RunningApi;
+  worker: RunningWorker | undefined;
+  dataDir: string;
+  /** fetch against the API with the bearer token. */
+  request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  startWorker(): Promise<RunningWorker>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A whole Pullwright (API + worker) against the run's private Redis, with a fresh key prefix
+ * and data directory, so tests cannot see each other's operations.
+ */
+export async function startTestSystem(
+  options: { env?: Record<string, string>; worker?: boolean } = {},
+): Promise<TestSystem> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-test-'));
+  const config = loadConfig({
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: `t${randomBytes(6).toString('hex')}`,
+    DATA_DIR: dataDir,
+    API_TOKEN: TEST_TOKEN,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    LLM_PROVIDER: 'replay',
+    REPLAY_FILE: DEMO_TRANSCRIPT,
+    CHECK_TIMEOUT_MS: '60000',
+    ...options.env,
+  });
+  const runtime = createRuntime(config, silentLogger());
+  const api = await startApi(runtime);
+  const system: TestSystem = {
+    runtime,
+    api,
+    worker: undefined,
+    dataDir,
+    request: (method, url, body, headers = {}) =>
+      fetch(`${api.url}${url}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${TEST_TOKEN}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      }),
+    async startWorker() {
+      system.worker = await startWorker(runtime);
+      return system.worker;
+    },
+    async stop() {
+      await system.worker?.close();
+      await api.close();
+      await runtime.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  if (options.worker !== false) await system.startWorker();
+  return system;
+}
