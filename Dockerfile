@@ -1,0 +1,18 @@
+# API: REST v1, webhooks, SSE and the dashboard. Stateless; runs no repository code.
+FROM node:22-bookworm-slim
+
+RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates && rm -rf /var/lib/apt/lists/*
+RUN groupadd --gid 1001 pullwright && useradd --uid 1001 --gid 1001 --no-create-home pullwright
+
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages ./packages
+COPY apps ./apps
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force && chmod -R a-w /app
+
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/tmp/pullwright
+USER 1001:1001
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "apps/cli/bin/pullwright.js", "api"]
