@@ -1,4 +1,4 @@
-import { ValidationError } from '@pullwright/core';
+import { PullwrightError, ValidationError } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { type Request, Router } from 'express';
 import {
@@ -6,13 +6,14 @@ import {
   CancelBody,
   CreateOperationBody,
   ListQuery,
+  MessageBody,
   OperationIdParam,
   RejectBody,
 } from './request-schemas.ts';
 import { streamEvents } from './sse-events.ts';
 import { validate } from './validate.ts';
 
-type Deps = Pick<Runtime, 'store' | 'events' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'>;
+type Deps = Pick<Runtime, 'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'>;
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -98,6 +99,18 @@ export function operationsRouter(deps: Deps): Router {
   router.post('/:id/cancel', async (req, res) => {
     const body = validate(CancelBody, req.body, 'body');
     res.json(await deps.actions.cancel(opId(req), { user: body.user, source: 'api' }));
+  });
+
+  /** A note for the model while the operation runs; it reads it before its next step. */
+  router.post('/:id/messages', async (req, res) => {
+    const id = opId(req);
+    const body = validate(MessageBody, req.body, 'body');
+    const op = await deps.store.get(id);
+    if (op.status !== 'running' && op.status !== 'queued') {
+      throw new PullwrightError('invalid_transition', `messages reach only queued or running operations; this one is ${op.status}`, { from: op.status, to: op.status });
+    }
+    await deps.inbox.push(id, { from: body.user, source: 'api', text: body.text });
+    res.status(202).json({ queued: true });
   });
 
   return router;

@@ -30,6 +30,8 @@ export interface AgentLoopOptions {
   maxTurns: number;
   maxTokensPerTurn?: number;
   transcript?: TranscriptWriter;
+  /** Messages from people that arrived since the last turn; shown to the model before its next call. */
+  readInbox?: () => Promise<string[]>;
   /** Checked before every model call: a reason ends the loop (cancel, budget). */
   shouldStop?: () => Promise<string | undefined>;
   /** Every model turn and tool call, for the operation's event stream. */
@@ -70,6 +72,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   for (let turn = 1; turn <= options.maxTurns; turn++) {
     const stopReason = await options.shouldStop?.();
     if (stopReason) return { stop: 'stopped', reason: stopReason, finalText, turns: turn - 1, usage };
+    const notes = (await options.readInbox?.()) ?? [];
+    if (notes.length > 0) {
+      const last = messages[messages.length - 1]!;
+      const text = `Message from the requester while you work:\n${notes.join('\n\n')}`;
+      // Appended to the pending user turn: providers require user/assistant turns to alternate.
+      last.content.push({ type: 'text', text });
+      await options.transcript?.append('inbox', { turn, messages: notes });
+    }
 
     const response = await provider.complete({
       system: options.system,

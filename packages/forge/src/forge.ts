@@ -45,4 +45,6 @@ export interface Forge {
     options: { expectedHeadSha: string; message: string },
   ): Promise<MergeResult>;
   closePullRequest(repo: string, number: number): Promise<void>;
+  /** Unified diff of the PR against its base (for the dashboard and risk scoring). */
+  pullRequestDiff(repo: string, number: number): Promise<string>;
 }

@@ -1,7 +1,7 @@
 import type { ModelProvider } from '@pullwright/agent';
 import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
-import type { CodeQueue, OperationEvents, OperationStore } from '@pullwright/queue';
+import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
@@ -10,6 +10,7 @@ import type { WorkspaceManager } from '@pullwright/workspace';
 export interface PipelineDeps {
   store: OperationStore;
   events: OperationEvents;
+  inbox: OperationInbox;
   queue: CodeQueue;
   workspace: WorkspaceManager;
   forge: Forge;

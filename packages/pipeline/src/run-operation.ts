@@ -115,6 +115,11 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
       maxTurns: deps.maxTurns,
       transcript: new TranscriptWriter(transcriptPath, redactor),
       shouldStop: cancelled,
+      readInbox: async () => {
+        const messages = await deps.inbox.drain(opId);
+        for (const m of messages) await events.append(opId, 'message', { from: m.from, source: m.source, text: m.text });
+        return messages.map((m) => redactor.redact(`${m.from} (${m.source}): ${m.text}`));
+      },
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
       onUsage: async (u) => {
         await store.update(

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
 import { LocalForge } from '@pullwright/forge';
-import { CodeQueue, OperationEvents, OperationStore, RedisKeys } from '@pullwright/queue';
+import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
 import { ProcessRunner } from '@pullwright/sandbox';
 import { Redactor } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
@@ -59,6 +59,7 @@ export function createRuntime(
     keys,
     store,
     events,
+    inbox: new OperationInbox(redis, keys),
     queue,
     forge: localForge,
     localForge,

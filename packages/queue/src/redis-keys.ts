@@ -14,6 +14,11 @@ export class RedisKeys {
     return `${this.prefix}:op:{${id}}:events`;
   }
 
+  /** Messages for a running operation from people (Slack thread replies…). */
+  inbox(id: string): string {
+    return `${this.prefix}:op:{${id}}:inbox`;
+  }
+
   /** Sorted set of operation ids by creation time: the listing index. */
   operationIndex(): string {
     return `${this.prefix}:ops`;
