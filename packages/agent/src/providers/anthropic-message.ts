@@ -6,7 +6,7 @@ import { UpstreamProtocolError } from './classify-failure.ts';
 const count = z.number().int().nonnegative().nullish();
 
 /** Only what we read; everything else (ids, container, diagnostics…) may change freely. */
-export const AnthropicMessageSchema = z.object({
+const AnthropicMessageSchema = z.object({
   model: z.string(),
   content: z.array(z.looseObject({ type: z.string() })),
   stop_reason: z.string().nullish(),
@@ -17,8 +17,6 @@ export const AnthropicMessageSchema = z.object({
     cache_creation_input_tokens: count,
   }),
 });
-
-export type AnthropicMessage = z.infer<typeof AnthropicMessageSchema>;
 
 const TextSchema = z.object({ type: z.literal('text'), text: z.string() });
 const ToolUseSchema = z.object({

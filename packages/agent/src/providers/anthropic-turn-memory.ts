@@ -48,10 +48,6 @@ export class AnthropicTurnMemory {
     const entry = this.#turns.get(first.id);
     return entry && entry.key === canonical(visible) ? entry.blocks : undefined;
   }
-
-  get size(): number {
-    return this.#turns.size;
-  }
 }
 
 export type { AssistantBlockParam };

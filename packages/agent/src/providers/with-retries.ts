@@ -69,7 +69,7 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-export function backoffMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+function backoffMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
   return Math.round(exp * (0.75 + 0.5 * random()));
 }
