@@ -1,0 +1,73 @@
+import { ConfigError, type Logger } from '@pullwright/core';
+import type { ModelProvider } from '../model-provider.ts';
+import { AnthropicProvider } from './anthropic-provider.ts';
+import { OpenAIProvider } from './openai-provider.ts';
+
+/**
+ * Models used when LLM_MODEL is unset. Sonnet 5.5 is Anthropic's current mid tier
+ * ($2/$10 per MTok, 1M context), strong at agentic coding at a fifth of Opus 5.5's output
+ * price per run of a long loop. GPT-6.1 Sol is OpenAI's counterpart at the same list
+ * price. For a local server set LLM_MODEL to the name the server serves.
+ */
+export const DEFAULT_MODELS = {
+  anthropic: 'claude-sonnet-5-5',
+  openai: 'gpt-6.1-sol',
+} as const;
+
+/** `Config['llm']` from @pullwright/core fits this as it is. */
+export interface ModelProviderConfig {
+  provider: 'anthropic' | 'openai' | 'replay';
+  model?: string | undefined;
+  anthropicApiKey?: string | undefined;
+  anthropicBaseUrl?: string | undefined;
+  openaiApiKey?: string | undefined;
+  openaiBaseUrl?: string | undefined;
+  /** Per attempt; see the providers. */
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  /** Anthropic only. Default true. */
+  stream?: boolean | undefined;
+}
+
+/**
+ * Builds the provider the config names. Replay lives with the agent loop, so its
+ * construction is the caller's: `replay` is called only when the config asks for it.
+ */
+export function createModelProvider(
+  config: ModelProviderConfig,
+  replay: (config: ModelProviderConfig) => ModelProvider,
+  logger?: Logger,
+): ModelProvider {
+  switch (config.provider) {
+    case 'anthropic':
+      if (!config.anthropicApiKey) {
+        throw new ConfigError([{ variable: 'ANTHROPIC_API_KEY', reason: 'required when LLM_PROVIDER=anthropic' }]);
+      }
+      return new AnthropicProvider({
+        apiKey: config.anthropicApiKey,
+        baseURL: config.anthropicBaseUrl,
+        model: config.model ?? DEFAULT_MODELS.anthropic,
+        timeoutMs: config.timeoutMs,
+        maxRetries: config.maxRetries,
+        stream: config.stream,
+        logger,
+      });
+    case 'openai':
+      // A base URL without a key is a local server (vLLM, llama.cpp, Ollama); OpenAI itself needs the key.
+      if (!config.openaiApiKey && !config.openaiBaseUrl) {
+        throw new ConfigError([
+          { variable: 'OPENAI_API_KEY', reason: 'required when LLM_PROVIDER=openai without OPENAI_BASE_URL' },
+        ]);
+      }
+      return new OpenAIProvider({
+        apiKey: config.openaiApiKey,
+        baseURL: config.openaiBaseUrl,
+        model: config.model ?? DEFAULT_MODELS.openai,
+        timeoutMs: config.timeoutMs,
+        maxRetries: config.maxRetries,
+        logger,
+      });
+    case 'replay':
+      return replay(config);
+  }
+}

@@ -1,0 +1,94 @@
+import type { ModelUsage } from '../model-provider.ts';
+
+/** USD per million tokens. `cacheWrite` is the 5-minute cache write rate. */
+export interface TokenRates {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface ModelPrice extends TokenRates {
+  /**
+   * Some models bill a whole request at higher rates once its prompt (input + cache reads
+   * + cache writes) passes a threshold.
+   */
+  longPrompt?: TokenRates & { aboveTokens: number };
+}
+
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
+
+/**
+ * List prices as published by Anthropic and OpenAI, checked 2026-11. Standard tier, no
+ * batch or priority discounts. Config may pass its own table to `costOf` when prices
+ * change or a gateway bills differently.
+ */
+export const PRICE_TABLE: PriceTable = {
+  // Anthropic
+  'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 },
+  // Sonnet 5.5 cache reads dropped from $0.20 to $0.10 on 2026-10-07.
+  'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 },
+  'claude-haiku-5-5': {
+    input: 0.1,
+    output: 0.5,
+    cacheRead: 0.01,
+    cacheWrite: 0.125,
+    longPrompt: { aboveTokens: 100_000, input: 0.5, output: 2.5, cacheRead: 0.05, cacheWrite: 0.625 },
+  },
+  'claude-opus-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+  'claude-sonnet-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 },
+  'claude-sonnet-4-6': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+  // OpenAI: cache writes are billed separately from GPT-6 on.
+  'gpt-6.1-sol': {
+    input: 2,
+    output: 10,
+    cacheRead: 0.1,
+    cacheWrite: 2.5,
+    longPrompt: { aboveTokens: 272_000, input: 4, output: 15, cacheRead: 0.2, cacheWrite: 5 },
+  },
+  'gpt-6-sol': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 },
+  'gpt-6-luna': { input: 0.1, output: 0.5, cacheRead: 0.01, cacheWrite: 0.125 },
+  'gpt-5.4': { input: 2.5, output: 15, cacheRead: 0.25, cacheWrite: 2.5 },
+  'gpt-5.4-mini': { input: 0.75, output: 4.5, cacheRead: 0.075, cacheWrite: 0.75 },
+};
+
+export interface Cost {
+  usd: number;
+  /** False when the model is not in the table: the cost is then 0, not an estimate. */
+  priced: boolean;
+  /** The table entry used, after normalising the model id. */
+  pricedAs: string | undefined;
+}
+
+/** `anthropic/claude-x`, `claude-x-20251001`, `gpt-x-2026-03-17` → the base id. */
+function normalise(model: string): string {
+  return model
+    .trim()
+    .toLowerCase()
+    .replace(/^(anthropic|openai)\//, '')
+    .replace(/-(\d{8}|\d{4}-\d{2}-\d{2})$/, '');
+}
+
+function lookup(model: string, table: PriceTable): [string, ModelPrice] | undefined {
+  const exact = table[model];
+  if (exact) return [model, exact];
+  const base = normalise(model);
+  const found = table[base];
+  return found ? [base, found] : undefined;
+}
+
+/** Cost of one call. Usage follows our convention: `inputTokens` excludes cached tokens. */
+export function costOf(model: string, usage: ModelUsage, table: PriceTable = PRICE_TABLE): Cost {
+  const entry = lookup(model, table);
+  if (!entry) return { usd: 0, priced: false, pricedAs: undefined };
+  const [pricedAs, price] = entry;
+  const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  const rates: TokenRates = price.longPrompt && prompt > price.longPrompt.aboveTokens ? price.longPrompt : price;
+  const micro =
+    usage.inputTokens * rates.input +
+    usage.outputTokens * rates.output +
+    usage.cacheReadTokens * rates.cacheRead +
+    usage.cacheWriteTokens * rates.cacheWrite;
+  return { usd: micro / 1_000_000, priced: true, pricedAs };
+}
