@@ -177,13 +177,16 @@ if (!hasBwrap) {
       expect(stale.stdout).toBe('');
     });
 
-    it('refuses a cwd outside its root', () => {
+    it('refuses a cwd outside its root and a root that would expose the host', () => {
       const nested = path.join(repo, 'pkg');
       mkdirSync(nested, { recursive: true });
       expect(() => runner.bwrapArgs({ command: 'true', cwd: outside, root: repo, timeoutMs: 1 })).toThrow(
         /inside its root/,
       );
       expect(runner.bwrapArgs({ command: 'true', cwd: nested, root: repo, timeoutMs: 1 })).toContain(nested);
+      for (const root of ['/', os.tmpdir(), os.homedir()]) {
+        expect(() => runner.bwrapArgs({ command: 'true', cwd: root, timeoutMs: 1 })).toThrow(/must be a worktree/);
+      }
     });
   });
 }

@@ -114,6 +114,16 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
         root: spec.root ?? spec.cwd,
       });
     }
+    if (SYSTEM_DIRS.has(root) || this.#hidden.some((hidden) => isInside(hidden, root))) {
+      // Binding /tmp or a home directory read-write would undo the isolation around it.
+      throw new PullwrightError(
+        'validation_failed',
+        'sandbox root must be a worktree, not a system or hidden directory',
+        {
+          root,
+        },
+      );
+    }
     const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
     args.push('--unshare-cgroup-try', '--cap-drop', 'ALL');
     if (!spec.network) args.push('--unshare-net');
