@@ -151,6 +151,18 @@ if (!hasBwrap) {
       expect(result.exitCode).not.toBe(0);
       expect(result.killedBy).toBeUndefined();
       expect(result.durationMs).toBeLessThan(8_000);
+      // The limit stops the runaway, not ordinary work: 96 MB still fits.
+      const modest = await run(
+        `node -e "const a=[]; for (let i=0;i<6;i++) a.push(Buffer.alloc(16 << 20, 1)); console.log('ok', a.length)"`,
+      );
+      expect(modest).toMatchObject({ exitCode: 0, output: 'ok 6\n' });
+    });
+
+    it('caps the output it keeps', async () => {
+      const result = await run('yes pullwright | head -c 1000000', { maxOutputBytes: 200 });
+      expect(result.truncated).toBe(true);
+      expect(result.output.length).toBeLessThan(300);
+      expect(result.output).toMatch(/999800 characters omitted/);
     });
 
     it('kills the whole tree at the timeout, including a setsid-detached sleeper', async () => {
