@@ -3,12 +3,22 @@ export interface CommandSpec {
   /** Shell command line from the repo's config (`npm test`), run by `sh -c`. */
   command: string;
   cwd: string;
+  /**
+   * The directory the command may write: the worktree. Defaults to `cwd`. Sandboxing runners
+   * mount it read-write (its `.git` stays read-only) and everything else read-only.
+   */
+  root?: string;
   timeoutMs: number;
   /** Bytes of combined output kept; the rest is dropped from the middle. */
   maxOutputBytes?: number;
   /** Extra variables on top of the allowlisted base environment. */
   env?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * Network access. Default false: only the dependency-install step, which runs before the
+   * agent loop, asks for it (package registries); checks the model can steer never get it.
+   */
+  network?: boolean;
 }
 
 export interface CommandResult {

@@ -1,0 +1,237 @@
+import { PullwrightError } from '@pullwright/core';
+
+export type CommandRefusal = 'empty' | 'shell_syntax' | 'not_allowed' | 'long_running';
+
+/**
+ * A command the policy will not run. The message names the rule and the offending word,
+ * not the whole command line (which the model wrote and may carry anything); the model gets
+ * it as a tool error and can pick another command.
+ */
+export class CommandRefusedError extends PullwrightError<{ reason: CommandRefusal; detail: string }> {
+  constructor(reason: CommandRefusal, detail: string) {
+    super('validation_failed', `command refused (${reason}): ${detail}`, { reason, detail });
+  }
+
+  get reason(): CommandRefusal {
+    return this.context.reason;
+  }
+}
+
+export type CommandKind = 'install' | 'test' | 'other';
+
+/** A check the repo declares (`.pullwright.yml` or detected); trusted as written. */
+export interface ConfiguredCheck {
+  name: string;
+  command: string;
+  kind?: CommandKind;
+  timeoutMs?: number;
+}
+
+export interface CommandDecision {
+  command: string;
+  /** `check` when it is one of the repo's configured checks, else `allowlist`. */
+  source: 'check' | 'allowlist';
+  kind: CommandKind;
+  timeoutMs: number;
+}
+
+/**
+ * Commands the model may run beyond the repo's checks, as word prefixes: one-shot test,
+ * lint, type and build tools (seed 004's allowlist, widened to the ecosystems we detect).
+ * git is absent on purpose: it runs in the worker, never in the sandbox.
+ */
+export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = [
+  'npm test',
+  'npm run test',
+  'npm run lint',
+  'npm run typecheck',
+  'npm run build',
+  'npm ci',
+  'npm install',
+  'npx tsc',
+  'npx vitest run',
+  'npx jest',
+  'npx eslint',
+  'npx biome check',
+  'npx biome lint',
+  'npx prettier --check',
+  'node --test',
+  'tsc',
+  'vitest run',
+  'jest',
+  'eslint',
+  'pytest',
+  'python -m pytest',
+  'python3 -m pytest',
+  'python -m pip install',
+  'python3 -m pip install',
+  'python -m venv',
+  'python3 -m venv',
+  'ruff',
+  'mypy',
+  'go test',
+  'go vet',
+  'go build',
+  'cargo test',
+  'cargo check',
+  'cargo clippy',
+  'cargo build',
+  'make test',
+  'make check',
+];
+
+const INSTALL_PREFIXES = ['npm ci', 'npm install', 'python -m pip install', 'python3 -m pip install', 'pip install'];
+const TEST_PREFIXES = [
+  'npm test',
+  'npm run test',
+  'npx vitest',
+  'npx jest',
+  'vitest',
+  'jest',
+  'node --test',
+  'pytest',
+  'python -m pytest',
+  'python3 -m pytest',
+  'go test',
+  'cargo test',
+  'make test',
+];
+
+/**
+ * Words that start something that never exits on its own: dev servers, file watchers,
+ * process managers (seed 004's denylist). A command that waits on them burns the whole
+ * timeout and returns nothing useful, so it is refused up front instead.
+ */
+const LONG_RUNNING_WORDS = new Set([
+  'dev',
+  'serve',
+  'server',
+  'start',
+  'watch',
+  'preview',
+  'http.server',
+  'SimpleHTTPServer',
+]);
+const LONG_RUNNING_FLAGS = new Set([
+  '--watch',
+  '--watchAll',
+  '--watch-all',
+  '--serve',
+  '--follow',
+  '--open',
+  '--headed',
+]);
+/** CLIs that serve when given no subcommand (`vite`, `next`). */
+const SERVES_BY_DEFAULT = new Set(['vite', 'next']);
+const LONG_RUNNING_PROGRAMS = new Set([
+  'nodemon',
+  'pm2',
+  'forever',
+  'http-server',
+  'live-server',
+  'webpack-dev-server',
+  'uvicorn',
+  'gunicorn',
+  'watchman',
+  'top',
+  'yes',
+]);
+
+/** Timeouts from seed 004: installs and tests get up to 180 s, anything else 60 s. */
+export const DEFAULT_COMMAND_TIMEOUTS: Readonly<Record<CommandKind, number>> = Object.freeze({
+  install: 180_000,
+  test: 180_000,
+  other: 60_000,
+});
+
+export interface CommandPolicyOptions {
+  checks?: readonly ConfiguredCheck[];
+  /** Word prefixes allowed besides the checks. Default {@link DEFAULT_ALLOWED_COMMANDS}. */
+  allow?: readonly string[];
+  /** Default {@link DEFAULT_COMMAND_TIMEOUTS}. */
+  timeouts?: Partial<Record<CommandKind, number>>;
+}
+
+/** Splits on whitespace, honouring simple quotes; the line has been checked for operators. */
+function words(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+}
+
+function startsWith(argv: readonly string[], prefix: string): boolean {
+  const want = prefix.split(' ');
+  return want.every((word, i) => argv[i] === word);
+}
+
+/** Shell syntax outside quotes: chaining, pipes, redirection, substitution, backgrounding. */
+const SHELL_OPERATOR = /[;&|<>(){}]/;
+/** Still live inside double quotes: `"$(id)"` runs `id`. Only single quotes make them text. */
+const SHELL_EXPANSION = /[`$\n\\]/;
+
+/**
+ * Decides whether a command may run and with which timeout. Only the repo's configured
+ * checks and an allowlist of one-shot tools pass; long-running commands are refused with a
+ * typed reason. This is a policy, not a boundary: whatever passes still runs inside the
+ * sandbox runner, which is what actually contains it.
+ */
+export class CommandPolicy {
+  readonly #checks: Map<string, ConfiguredCheck>;
+  readonly #allow: readonly string[];
+  readonly #timeouts: Record<CommandKind, number>;
+
+  constructor(options: CommandPolicyOptions = {}) {
+    this.#checks = new Map((options.checks ?? []).map((c) => [c.command.trim(), c]));
+    this.#allow = options.allow ?? DEFAULT_ALLOWED_COMMANDS;
+    this.#timeouts = { ...DEFAULT_COMMAND_TIMEOUTS, ...options.timeouts };
+  }
+
+  /** Returns how to run `command`, or throws {@link CommandRefusedError}. */
+  check(command: string): CommandDecision {
+    const line = command.trim();
+    if (line === '') throw new CommandRefusedError('empty', 'no command given');
+    const configured = this.#checks.get(line);
+    if (configured) {
+      // Trusted as written (it may chain with &&), but still never a server or watcher.
+      for (const segment of line.split(/&&|\|\||[;|&\n]/)) this.#refuseLongRunning(words(segment));
+      const kind = configured.kind ?? this.#kindOf(words(line));
+      return { command: line, source: 'check', kind, timeoutMs: configured.timeoutMs ?? this.#timeouts[kind] };
+    }
+    const outsideSingle = line.replace(/'[^']*'/g, '');
+    const operator = SHELL_EXPANSION.exec(outsideSingle) ?? SHELL_OPERATOR.exec(outsideSingle.replace(/"[^"]*"/g, ''));
+    if (operator)
+      throw new CommandRefusedError('shell_syntax', `"${operator[0]}" is not allowed outside configured checks`);
+    const argv = words(line);
+    this.#refuseLongRunning(argv);
+    if (!this.#allow.some((prefix) => startsWith(argv, prefix))) {
+      // Program and subcommand only: arguments may hold URLs with credentials or tokens.
+      const sub = argv[1] && /^[a-z][a-z0-9:_-]*$/.test(argv[1]) ? ` ${argv[1]}` : '';
+      throw new CommandRefusedError('not_allowed', `"${argv[0]}${sub}" is not a configured check or allowed command`);
+    }
+    const kind = this.#kindOf(argv);
+    return { command: line, source: 'allowlist', kind, timeoutMs: this.#timeouts[kind] };
+  }
+
+  #refuseLongRunning(argv: readonly string[]): void {
+    const refuse = (detail: string) => new CommandRefusedError('long_running', detail);
+    const program = argv[0]?.split('/').at(-1) ?? '';
+    const tool = program === 'npx' ? (argv[1] ?? '') : program;
+    const toolArgs = argv.slice(program === 'npx' ? 2 : 1);
+    if (LONG_RUNNING_PROGRAMS.has(tool)) throw refuse(`"${tool}" does not exit on its own`);
+    if (SERVES_BY_DEFAULT.has(tool) && toolArgs.every((w) => w.startsWith('-'))) {
+      throw refuse(`"${tool}" without a subcommand starts a dev server`);
+    }
+    if (tool === 'tail' && toolArgs.some((w) => /^-[a-zA-Z]*[fF]/.test(w))) throw refuse('"tail -f" follows forever');
+    if (tool === 'sleep' && toolArgs[0] === 'infinity') throw refuse('"sleep infinity" never ends');
+    if (tool === 'tsc' && toolArgs.includes('-w')) throw refuse('"-w" starts a watcher');
+    for (const word of toolArgs) {
+      const flag = word.split('=')[0] ?? word;
+      if (LONG_RUNNING_FLAGS.has(flag)) throw refuse(`"${flag}" starts a watcher or server`);
+      if (LONG_RUNNING_WORDS.has(word)) throw refuse(`"${word}" starts a server or watcher`);
+    }
+  }
+
+  #kindOf(argv: readonly string[]): CommandKind {
+    if (INSTALL_PREFIXES.some((p) => startsWith(argv, p))) return 'install';
+    if (TEST_PREFIXES.some((p) => startsWith(argv, p))) return 'test';
+    return 'other';
+  }
+}

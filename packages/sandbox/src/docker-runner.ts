@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { PullwrightError } from '@pullwright/core';
+import Docker from 'dockerode';
+import type { CommandResult, CommandRunner, CommandSpec } from './command-runner.ts';
+import { OutputBuffer } from './output-buffer.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from './process-runner.ts';
+import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from './resource-limits.ts';
+import { safeEnv } from './safe-env.ts';
+
+/*
+ * Docker setup — for hosts with a Docker engine and no working bubblewrap (most hosted
+ * container platforms).
+ *
+ * The worker needs the engine's API socket (`/var/run/docker.sock`, or DOCKER_HOST
+ * semantics through `docker` options). That socket is root-equivalent on the host, so it
+ * belongs to the worker only; the sandbox containers never get it. Bind mounts name paths
+ * on the engine's host: a worker that itself runs in a container must keep WORKSPACE_DIR at
+ * the same path on the host (e.g. `-v /srv/pullwright:/srv/pullwright`).
+ *
+ * The image (`image` option) must:
+ *   - already be present on the engine: the runner never pulls, so a check cannot wait on
+ *     (or be redirected to) a registry;
+ *   - contain `/bin/sh` and every toolchain the repos' checks use (node + npm, python,
+ *     go…), installed system-wide, because the root filesystem is mounted read-only;
+ *   - have a non-root user whose uid:gid matches `user` (default 1000:1000, the `node`
+ *     user of the official node images) and owns the worktrees on the host, since the
+ *     worktree is bind-mounted read-write at /workspace;
+ *   - expect HOME=/tmp/home and a writable /tmp only (both tmpfs), so caches (npm, pip)
+ *     start empty every run.
+ * A minimal one for Node repos:
+ *     FROM node:20-bookworm-slim
+ *     RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+ *      && rm -rf /var/lib/apt/lists/*
+ *     USER 1000:1000
+ * built and loaded on every worker host (`docker build -t pullwright-sandbox:latest .`).
+ * Each command runs in a fresh container: no network (`NetworkMode: none`) unless the spec
+ * is the dependency-install step, no capabilities, no-new-privileges, pids/memory/cpu
+ * limits, tini as pid 1 (`Init`) so orphans are reaped, removed afterwards whatever happens.
+ */
+
+/** Inside the container the worktree is always here, whatever its host path. */
+export const CONTAINER_WORKTREE = '/workspace';
+const CONTAINER_HOME = '/tmp/home';
+const TMPFS_OPTIONS = 'rw,exec,nosuid,nodev,mode=1777,size=536870912';
+
+export interface DockerRunnerOptions {
+  /** Image with the toolchains (see the setup notes above). */
+  image: string;
+  /** A configured dockerode client; default: the local socket. */
+  docker?: Docker;
+  /** uid:gid the command runs as; root is refused. Default `1000:1000`. */
+  user?: string;
+  /** Default {@link DEFAULT_RESOURCE_LIMITS}. */
+  limits?: Partial<ResourceLimits>;
+}
+
+export class DockerRunner implements CommandRunner {
+  readonly name: string = 'docker';
+  readonly docker: Docker;
+  readonly image: string;
+  readonly user: string;
+  readonly limits: ResourceLimits;
+
+  constructor(options: DockerRunnerOptions) {
+    this.docker = options.docker ?? new Docker();
+    this.image = options.image;
+    this.user = options.user ?? '1000:1000';
+    this.limits = { ...DEFAULT_RESOURCE_LIMITS, ...options.limits };
+    if (/^(0|root)(:|$)/.test(this.user)) {
+      throw new PullwrightError('config_invalid', 'the Docker sandbox must not run as root', { user: this.user });
+    }
+  }
+
+  /** True when the engine answers; used to decide whether this runner can be picked. */
+  async available(): Promise<boolean> {
+    try {
+      await this.docker.ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The create-container body for one spec (the whole security posture is in HostConfig). */
+  containerOptions(spec: CommandSpec): Docker.ContainerCreateOptions {
+    const root = realpathSync(spec.root ?? spec.cwd);
+    const cwd = realpathSync(spec.cwd);
+    const rel = path.relative(root, cwd);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new PullwrightError('validation_failed', 'sandbox cwd must be inside its root', { cwd: spec.cwd, root });
+    }
+    // The host's PATH means nothing in the image; the image's own PATH applies.
+    const { PATH: _hostPath, ...base } = safeEnv(CONTAINER_HOME);
+    const env = { ...base, ...spec.env };
+    const mounts: Docker.MountSettings[] = [
+      { Type: 'bind', Source: root, Target: CONTAINER_WORKTREE, ReadOnly: false },
+    ];
+    if (existsSync(path.join(root, '.git'))) {
+      mounts.push({
+        Type: 'bind',
+        Source: path.join(root, '.git'),
+        Target: `${CONTAINER_WORKTREE}/.git`,
+        ReadOnly: true,
+      });
+    }
+    return {
+      name: `pullwright-sandbox-${randomBytes(6).toString('hex')}`,
+      Image: this.image,
+      Cmd: ['/bin/sh', '-c', spec.command],
+      Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      User: this.user,
+      WorkingDir: path.posix.join(CONTAINER_WORKTREE, ...rel.split(path.sep).filter(Boolean)),
+      Tty: false,
+      AttachStdin: false,
+      OpenStdin: false,
+      NetworkDisabled: !spec.network,
+      Labels: { 'dev.pullwright.sandbox': 'true' },
+      HostConfig: {
+        NetworkMode: spec.network ? 'bridge' : 'none',
+        ReadonlyRootfs: true,
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        PidsLimit: this.limits.pids,
+        Memory: this.limits.memoryBytes,
+        // Equal to Memory: no swap on top of the limit.
+        MemorySwap: this.limits.memoryBytes,
+        NanoCpus: Math.round(this.limits.cpus * 1e9),
+        Init: true,
+        Mounts: mounts,
+        Tmpfs: { '/tmp': TMPFS_OPTIONS, [CONTAINER_HOME]: TMPFS_OPTIONS },
+        Ulimits: [{ Name: 'core', Soft: 0, Hard: 0 }],
+        AutoRemove: false,
+      },
+    };
+  }
+
+  async run(spec: CommandSpec): Promise<CommandResult> {
+    const started = performance.now();
+    const output = new OutputBuffer(spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+    let container: Docker.Container;
+    try {
+      container = await this.docker.createContainer(this.containerOptions(spec));
+    } catch (err) {
+      throw this.#engineError('create', err);
+    }
+    let killedBy: CommandResult['killedBy'];
+    const kill = (reason: 'timeout' | 'abort') => {
+      killedBy ??= reason;
+      container.kill({ signal: 'SIGKILL' }).catch(() => {
+        // already stopped: the wait below returns either way
+      });
+    };
+    const timer = setTimeout(() => kill('timeout'), spec.timeoutMs);
+    const onAbort = () => kill('abort');
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await container.start();
+      const logs = await container.logs({ follow: true, stdout: true, stderr: true });
+      const drained = new Promise<void>((resolve) => {
+        logs
+          .on('end', resolve)
+          .on('close', resolve)
+          .on('error', () => resolve());
+      });
+      this.docker.modem.demuxStream(logs, collect(output), collect(output));
+      const { StatusCode } = (await container.wait()) as { StatusCode: number };
+      // The engine ends the log stream when the container stops; bounded in case it does not.
+      await Promise.race([drained, new Promise((r) => setTimeout(r, 2_000).unref())]);
+      const result: CommandResult = {
+        exitCode: killedBy ? null : StatusCode,
+        durationMs: Math.round(performance.now() - started),
+        output: output.toString(),
+        truncated: output.truncated,
+      };
+      if (killedBy) result.killedBy = killedBy;
+      return result;
+    } catch (err) {
+      throw this.#engineError('run', err);
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      await container.remove({ force: true, v: true }).catch(() => {
+        // force-remove of a gone container: nothing left to clean
+      });
+    }
+  }
+
+  #engineError(step: string, err: unknown): PullwrightError {
+    const message = err instanceof Error ? err.message : String(err);
+    return new PullwrightError('unavailable', `docker sandbox ${step} failed: ${message}`, { step }, { cause: err });
+  }
+}
+
+function collect(output: OutputBuffer): Writable {
+  const decoder = new StringDecoder('utf8');
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      output.push(decoder.write(chunk));
+      done();
+    },
+    final(done) {
+      output.push(decoder.end());
+      done();
+    },
+  });
+}
