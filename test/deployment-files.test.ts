@@ -13,7 +13,10 @@ describe('deployment files', () => {
     const redisConf = read('docker/redis.conf');
     expect(redisConf).toMatch(/^appendonly yes$/m);
     expect(redisConf).toMatch(/^maxmemory-policy noeviction$/m);
-    expect(compose.services.worker).toMatchObject({ deploy: { replicas: 2 }, build: { dockerfile: 'Dockerfile.code-worker' } });
+    expect(compose.services.worker).toMatchObject({
+      deploy: { replicas: 2 },
+      build: { dockerfile: 'Dockerfile.code-worker' },
+    });
     expect(compose.services.api).toMatchObject({ build: { dockerfile: 'Dockerfile' } });
     const workerEnv = compose.services.worker!.environment as Record<string, string>;
     // The worker never gets the API token or the Slack and webhook secrets.

@@ -42,7 +42,7 @@ export async function startTestSystem(
     CHECK_TIMEOUT_MS: '60000',
     ...options.env,
   });
-  const runtime = createRuntime(config, silentLogger());
+  const runtime = await createRuntime(config, silentLogger());
   const api = await startApi(runtime);
   const system: TestSystem = {
     runtime,

@@ -13,7 +13,10 @@ import { validate } from './validate.ts';
 const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/public');
 const READY_TIMEOUT_MS = 1000;
 
-export type ApiDeps = Pick<Runtime, 'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'>;
+export type ApiDeps = Pick<
+  Runtime,
+  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'
+>;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
 export function createApp(deps: ApiDeps): Express {

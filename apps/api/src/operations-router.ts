@@ -107,7 +107,11 @@ export function operationsRouter(deps: Deps): Router {
     const body = validate(MessageBody, req.body, 'body');
     const op = await deps.store.get(id);
     if (op.status !== 'running' && op.status !== 'queued') {
-      throw new PullwrightError('invalid_transition', `messages reach only queued or running operations; this one is ${op.status}`, { from: op.status, to: op.status });
+      throw new PullwrightError(
+        'invalid_transition',
+        `messages reach only queued or running operations; this one is ${op.status}`,
+        { from: op.status, to: op.status },
+      );
     }
     await deps.inbox.push(id, { from: body.user, source: 'api', text: body.text });
     res.status(202).json({ queued: true });

@@ -47,4 +47,9 @@ export const ListQuery = z.object({
 
 export const OperationIdParam = z.string().regex(/^[a-z0-9]{6,40}$/, 'not an operation id');
 
-export const MessageBody = z.object({ text: z.string().trim().min(1, 'must not be empty').max(10_000), user: z.string().min(1).max(200).default('api') }).strict();
+export const MessageBody = z
+  .object({
+    text: z.string().trim().min(1, 'must not be empty').max(10_000),
+    user: z.string().min(1).max(200).default('api'),
+  })
+  .strict();

@@ -17,11 +17,11 @@ const USAGE = `usage: pullwright <command>
   worker    a code worker alone (needs REDIS_URL)
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline`;
 
-function boot(env: NodeJS.ProcessEnv): { config: Config; logger: Logger; runtime: Runtime } {
+async function boot(env: NodeJS.ProcessEnv): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
   const config = loadConfig(env);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
-  return { config, logger, runtime: createRuntime(config, logger, redactor) };
+  return { config, logger, runtime: await createRuntime(config, logger, redactor) };
 }
 
 function onShutdown(close: () => Promise<void>): void {
@@ -37,7 +37,7 @@ function onShutdown(close: () => Promise<void>): void {
 
 async function start(): Promise<number> {
   const embedded = await embeddedEnv(process.env);
-  const { runtime, logger } = boot(embedded.env);
+  const { runtime, logger } = await boot(embedded.env);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
   onShutdown(async () => {
@@ -58,7 +58,7 @@ async function start(): Promise<number> {
 }
 
 async function apiOnly(): Promise<number> {
-  const { runtime, logger } = boot(process.env);
+  const { runtime, logger } = await boot(process.env);
   const api = await startApi(runtime);
   onShutdown(async () => {
     await api.close();
@@ -69,7 +69,7 @@ async function apiOnly(): Promise<number> {
 }
 
 async function workerOnly(): Promise<number> {
-  const { runtime, logger } = boot(process.env);
+  const { runtime, logger } = await boot(process.env);
   const worker = await startWorker(runtime);
   onShutdown(async () => {
     await worker.close();
@@ -87,7 +87,7 @@ async function demo(): Promise<number> {
     LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
   };
   const embedded = await embeddedEnv(source);
-  const { runtime } = boot(embedded.env);
+  const { runtime } = await boot(embedded.env);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
   try {

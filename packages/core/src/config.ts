@@ -54,6 +54,10 @@ export const EnvSchema = z
     DATA_DIR: z.string().min(1).default('.pullwright'),
     /** Mirrors and worktrees. Default: <DATA_DIR>/workspace. */
     WORKSPACE_DIR: optionalText,
+    /** Where repository commands run: auto picks bubblewrap when it works, else docker when configured, else a plain process (warned). */
+    SANDBOX: z.enum(['auto', 'bubblewrap', 'docker', 'process']).default('auto'),
+    /** Image for SANDBOX=docker: it must hold the toolchains the repositories' checks need. */
+    SANDBOX_DOCKER_IMAGE: z.string().min(1).default('node:22-bookworm-slim'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Operations one worker process runs at once. Each holds a worktree and a sandbox. */
     WORKER_CONCURRENCY: positiveInt(2),
@@ -104,6 +108,7 @@ export interface Config {
   defaultRepo: string | undefined;
   dataDir: string;
   workspaceDir: string;
+  sandbox: { kind: Env['SANDBOX']; dockerImage: string };
   logLevel: Env['LOG_LEVEL'];
   workerConcurrency: number;
   checkTimeoutMs: number;
@@ -154,6 +159,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     defaultRepo: env.DEFAULT_REPO,
     dataDir,
     workspaceDir: path.resolve(env.WORKSPACE_DIR ?? path.join(dataDir, 'workspace')),
+    sandbox: { kind: env.SANDBOX, dockerImage: env.SANDBOX_DOCKER_IMAGE },
     logLevel: env.LOG_LEVEL,
     workerConcurrency: env.WORKER_CONCURRENCY,
     checkTimeoutMs: env.CHECK_TIMEOUT_MS,

@@ -117,7 +117,8 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
       shouldStop: cancelled,
       readInbox: async () => {
         const messages = await deps.inbox.drain(opId);
-        for (const m of messages) await events.append(opId, 'message', { from: m.from, source: m.source, text: m.text });
+        for (const m of messages)
+          await events.append(opId, 'message', { from: m.from, source: m.source, text: m.text });
         return messages.map((m) => redactor.redact(`${m.from} (${m.source}): ${m.text}`));
       },
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),

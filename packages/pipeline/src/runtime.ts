@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
+import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
 import { LocalForge } from '@pullwright/forge';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
-import { ProcessRunner } from '@pullwright/sandbox';
+import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { Redactor } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { Redis } from 'ioredis';
@@ -19,26 +19,46 @@ export interface Runtime extends PipelineDeps {
   close(): Promise<void>;
 }
 
-export function createModelProviderFactory(config: Config): (op: unknown) => ModelProvider {
-  switch (config.llm.provider) {
-    case 'replay': {
-      const file = config.llm.replayFile;
-      if (!file) throw new PullwrightError('config_invalid', 'REPLAY_FILE is required when LLM_PROVIDER=replay');
-      const transcript = loadReplayTranscript(file);
-      return () => new ReplayProvider(transcript);
-    }
-    default:
-      throw new PullwrightError('config_invalid', `LLM_PROVIDER=${config.llm.provider} is not available in this build`);
+/**
+ * One provider per operation: the replay provider keeps its place in the transcript, and a
+ * real provider's per-conversation state (Anthropic's thinking-turn memory) stays with it.
+ */
+export function createModelProviderFactory(config: Config, logger: Logger): () => ModelProvider {
+  if (config.llm.provider === 'replay') {
+    const file = config.llm.replayFile;
+    if (!file) throw new PullwrightError('config_invalid', 'REPLAY_FILE is required when LLM_PROVIDER=replay');
+    const transcript = loadReplayTranscript(file);
+    return () => new ReplayProvider(transcript);
   }
+  const replayUnavailable = (): ModelProvider => {
+    throw new PullwrightError('config_invalid', 'replay is not configured');
+  };
+  return () => createModelProvider(config.llm, replayUnavailable, logger);
+}
+
+/** The sandbox for repository commands; the data directories are hidden from it (keys, other worktrees). */
+export function createSandbox(config: Config, logger: Logger): Promise<CommandRunner> {
+  const hide = [config.dataDir, config.workspaceDir];
+  return createCommandRunner({
+    logger,
+    bubblewrap: { hide },
+    ...(config.sandbox.kind === 'auto' ? {} : { prefer: config.sandbox.kind }),
+    ...(config.sandbox.kind === 'docker' ? { docker: { image: config.sandbox.dockerImage } } : {}),
+  });
 }
 
 /** Builds the shared objects of one process (API, worker or both) from the configuration. */
-export function createRuntime(
+export async function createRuntime(
   config: Config,
   logger: Logger,
   redactor = new Redactor({ secrets: configSecrets(config) }),
-): Runtime {
+): Promise<Runtime> {
   if (!config.redisUrl) throw new PullwrightError('config_invalid', 'REDIS_URL is required');
+  if (config.forge !== 'local')
+    throw new PullwrightError('config_invalid', 'FORGE=github is not available in this build');
+  // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
+  const createProvider = createModelProviderFactory(config, logger);
+  const runner = await createSandbox(config, logger);
   // Commands fail fast when Redis is away (the API answers 503) instead of queueing forever.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3000, lazyConnect: false });
   redis.on('error', (err) => logger.warn({ err: redactor.redact(err.message) }, 'redis connection error'));
@@ -48,11 +68,12 @@ export function createRuntime(
   const events = new OperationEvents(redis, keys, scrub);
   const queue = new CodeQueue(redis, config.redisPrefix);
   const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
-  const localForge =
-    config.forge === 'local'
-      ? new LocalForge({ root: path.join(config.dataDir, 'forge'), redis, keyPrefix: config.redisPrefix, webUrl })
-      : undefined;
-  if (!localForge) throw new PullwrightError('config_invalid', 'FORGE=github is not available in this build');
+  const localForge = new LocalForge({
+    root: path.join(config.dataDir, 'forge'),
+    redis,
+    keyPrefix: config.redisPrefix,
+    webUrl,
+  });
   return {
     config,
     redis,
@@ -64,10 +85,10 @@ export function createRuntime(
     forge: localForge,
     localForge,
     workspace: new WorkspaceManager(config.workspaceDir, logger),
-    runner: new ProcessRunner(),
+    runner,
     redactor,
     logger,
-    createProvider: createModelProviderFactory(config),
+    createProvider,
     transcriptsDir: path.join(config.dataDir, 'transcripts'),
     maxTurns: config.maxTurns,
     checkTimeoutMs: config.checkTimeoutMs,

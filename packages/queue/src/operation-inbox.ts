@@ -26,7 +26,10 @@ export class OperationInbox {
   /** Takes every waiting message, oldest first, atomically (two drains never both get one). */
   async drain(opId: string): Promise<InboxMessage[]> {
     const key = this.keys.inbox(opId);
-    const [[, items]] = (await this.redis.multi().lrange(key, 0, -1).del(key).exec()) as [[unknown, string[]], [unknown, number]];
+    const [[, items]] = (await this.redis.multi().lrange(key, 0, -1).del(key).exec()) as [
+      [unknown, string[]],
+      [unknown, number],
+    ];
     return items.map((s) => JSON.parse(s) as InboxMessage);
   }
 }
