@@ -1,4 +1,5 @@
 export * from './agent-loop.ts';
+export * from './check-failures.ts';
 export * from './model-provider.ts';
 export * from './providers/index.ts';
 export * from './replay-provider.ts';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CheckRun, CheckRunner } from '@pullwright/agent';
+import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent';
 import { ValidationError } from '@pullwright/core';
 import type { CommandRunner } from '@pullwright/sandbox';
 import { parse as parseYaml } from 'yaml';
@@ -77,6 +77,7 @@ export class RepoChecks implements CheckRunner {
       durationMs: result.durationMs,
       output: result.output,
       timedOut: result.killedBy === 'timeout',
+      failingTests: result.exitCode === 0 ? [] : failingTests(result.output),
     };
     await this.onRun?.(run);
     return run;
