@@ -20,6 +20,7 @@ const checks: CheckRunner = {
     durationMs: 12,
     output: 'not ok 1 - adds',
     timedOut: false,
+    failingTests: ['adds'],
   }),
 };
 
