@@ -129,7 +129,7 @@ describe('agent tools', () => {
       content: 'No check named "deploy". Available: test.',
     });
     expect((await tool('run_check').execute({ name: 'test' }, ctx)).content).toBe(
-      'test: FAILED (exit 1, 12 ms)\n$ npm test\nnot ok 1 - adds',
+      'test: FAILED (exit 1, 12 ms)\nFailing tests: adds\n$ npm test\nnot ok 1 - adds',
     );
   });
 
