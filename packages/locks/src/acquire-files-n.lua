@@ -8,7 +8,7 @@
   KEYS[1]          per-repo fencing counter (string, INCR)
   KEYS[2]          owner index of this operation (set of paths it holds)
   KEYS[3]          repo's set of operations that have an owner index
-  KEYS[4 .. 3+N]   lock key per path (hash: op, token, since), in sorted path order
+  KEYS[4 .. 3+N]   lock key per path, in sorted path order; value "<token> <since ms> <opId>"
 
   ARGV[1]          opId
   ARGV[2]          lease in ms
@@ -20,6 +20,9 @@
 
   A path the same operation already holds is granted again with the new token and a fresh
   lease; its `since` is kept so the board shows how long it has really been held.
+
+  A lock is one string, not a hash: SET .. PX writes value and lease in one call, and the
+  cost of these scripts is mostly the number of redis.call()s.
 ]]
 local rcall = redis.call
 local opId = ARGV[1]
@@ -29,14 +32,15 @@ local n = #KEYS - 3
 local refused = {0}
 local since = {}
 for i = 1, n do
-  local held = rcall("HMGET", KEYS[3 + i], "op", "since")
-  if held[1] then
-    if held[1] ~= opId then
+  local value = rcall("GET", KEYS[3 + i])
+  if value then
+    local heldSince, holder = string.match(value, "^%d+ (%d+) (.*)$")
+    if holder ~= opId then
       refused[#refused + 1] = ARGV[2 + i]
-      refused[#refused + 1] = held[1]
-      refused[#refused + 1] = held[2]
+      refused[#refused + 1] = holder
+      refused[#refused + 1] = heldSince
     else
-      since[i] = held[2]
+      since[i] = heldSince
     end
   end
 end
@@ -48,11 +52,9 @@ local token = rcall("INCR", KEYS[1])
 local time = rcall("TIME")
 local now = tostring(tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
 for i = 1, n do
-  local key = KEYS[3 + i]
-  rcall("HSET", key, "op", opId, "token", token, "since", since[i] or now)
-  rcall("PEXPIRE", key, lease)
-  rcall("SADD", KEYS[2], ARGV[2 + i])
+  rcall("SET", KEYS[3 + i], token .. " " .. (since[i] or now) .. " " .. opId, "PX", lease)
 end
+rcall("SADD", KEYS[2], unpack(ARGV, 3, 2 + n))
 -- The index outlives its locks by one more lease, so a renewal that comes too late can still
 -- name what was lost; it is never shortened by a shorter grant.
 local indexTtl = 2 * tonumber(lease)

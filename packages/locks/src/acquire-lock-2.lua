@@ -1,7 +1,7 @@
 --[[
   Takes a single lock (the merge lock) for one operation.
 
-  KEYS[1]  lock key (hash: op, token, since)
+  KEYS[1]  lock key; value "<token> <since ms> <opId>", as for file locks
   KEYS[2]  per-repo fencing counter (string, INCR), shared with the file locks
 
   ARGV[1]  opId
@@ -12,16 +12,19 @@
     {0, opId, since}    held by another operation; nothing written
 ]]
 local rcall = redis.call
-local held = rcall("HMGET", KEYS[1], "op", "since")
-if held[1] and held[1] ~= ARGV[1] then
-  return {0, held[1], held[2]}
+local value = rcall("GET", KEYS[1])
+local since
+if value then
+  local heldSince, holder = string.match(value, "^%d+ (%d+) (.*)$")
+  if holder ~= ARGV[1] then
+    return {0, holder, heldSince}
+  end
+  since = heldSince
 end
 local token = rcall("INCR", KEYS[2])
-local since = held[2]
 if not since then
   local time = rcall("TIME")
   since = tostring(tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
 end
-rcall("HSET", KEYS[1], "op", ARGV[1], "token", token, "since", since)
-rcall("PEXPIRE", KEYS[1], ARGV[2])
+rcall("SET", KEYS[1], token .. " " .. since .. " " .. ARGV[1], "PX", ARGV[2])
 return {1, token}

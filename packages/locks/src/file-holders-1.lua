@@ -7,7 +7,7 @@
   ARGV[2]  lock key prefix; a path's lock key is ARGV[2] .. path
 
   Index and lock keys are derived (same `{owner/repo}` hash tag, same slot). Operations
-  whose index expired with their leases (a dead worker) are dropped from KEYS[1] here.
+  whose index expired (a dead worker, two leases ago) are dropped from KEYS[1] here.
 
   Returns a flat list: path, opId, token, since (ms), remaining lease (ms), ...
 ]]
@@ -20,13 +20,16 @@ for _, opId in ipairs(rcall("SMEMBERS", KEYS[1])) do
   end
   for _, path in ipairs(paths) do
     local key = ARGV[2] .. path
-    local held = rcall("HMGET", key, "op", "token", "since")
-    if held[1] == opId then
-      out[#out + 1] = path
-      out[#out + 1] = opId
-      out[#out + 1] = held[2]
-      out[#out + 1] = held[3]
-      out[#out + 1] = rcall("PTTL", key)
+    local value = rcall("GET", key)
+    if value then
+      local token, since, holder = string.match(value, "^(%d+) (%d+) (.*)$")
+      if holder == opId then
+        out[#out + 1] = path
+        out[#out + 1] = opId
+        out[#out + 1] = token
+        out[#out + 1] = since
+        out[#out + 1] = rcall("PTTL", key)
+      end
     end
   end
 end

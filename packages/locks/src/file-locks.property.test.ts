@@ -10,6 +10,7 @@ import {
   type SectionRecord,
   type VanishedRecord,
 } from './lock-history.ts';
+import { parseLockValue } from './lock-value.ts';
 import { testRedis } from './test-redis.ts';
 
 const t = testRedis();
@@ -151,8 +152,8 @@ it('keeps sections exclusive, tokens growing and stale writers fenced off under 
         const zombie = grant.paths.some((p) => releaseSentAt >= validUntil.get(p)!);
         if (zombie) {
           stats.zombieReleases++;
-          const owners = await Promise.all(grant.paths.map((p) => redis.hget(`${t.prefix}:{${REPO}}:file:${p}`, 'op')));
-          if (owners.some((o) => o !== null && o !== opId)) stats.zombieReleasesWhileTakenOver++;
+          const values = await Promise.all(grant.paths.map((p) => redis.get(`${t.prefix}:{${REPO}}:file:${p}`)));
+          if (values.some((v) => v !== null && parseLockValue(v)?.opId !== opId)) stats.zombieReleasesWhileTakenOver++;
         }
         const released = await locks.release(REPO, opId);
         for (const path of grant.paths) {

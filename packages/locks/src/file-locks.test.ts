@@ -102,6 +102,20 @@ describe('FileLocks.acquire', () => {
     expect(second.ok && first.ok && second.token > first.token).toBe(true);
   });
 
+  it('keeps owner ids with spaces and digits intact through the stored lock value', async () => {
+    const l = locks();
+    const opId = '12 34 op with spaces';
+    await l.acquire(REPO, ['a.ts'], { opId });
+    expect(await l.acquire(REPO, ['a.ts'], { opId: '12 34 op' })).toMatchObject({
+      ok: false,
+      heldBy: [{ path: 'a.ts', opId }],
+    });
+    expect(await l.holders(REPO)).toMatchObject([{ path: 'a.ts', opId, token: 1 }]);
+    expect(await l.renew(REPO, '34 op with spaces')).toEqual({ renewed: [], lost: [] });
+    expect(await l.release(REPO, '12 34 op')).toEqual([]);
+    expect(await l.release(REPO, opId)).toEqual(['a.ts']);
+  });
+
   it('refuses bad input with validation errors', async () => {
     const l = locks();
     await expectError(l.acquire('not a repo', ['a.ts'], { opId: 'op1' }), 'validation_failed');

@@ -4,6 +4,7 @@ import { type KeepOptions, LeasedLocks, type LockOptions, type LockOwner } from 
 import { assertLease, assertOpId } from './lock-arguments.ts';
 import { lockKeys } from './lock-keys.ts';
 import type { RedisClient } from './lock-scripts.ts';
+import { parseLockValue } from './lock-value.ts';
 import type { LockHolder, LockProbe, WaitOptions } from './lock-waiter.ts';
 
 /**
@@ -116,21 +117,18 @@ export class FileLocks extends LeasedLocks {
     const sorted = normalizePaths(paths);
     const probe = async (): Promise<LockProbe> => {
       const pipeline = this.redis.pipeline();
-      for (const path of sorted) {
-        pipeline.hmget(keys.filePrefix + path, 'op', 'since');
-        pipeline.pttl(keys.filePrefix + path);
-      }
+      for (const path of sorted) pipeline.get(keys.filePrefix + path).pttl(keys.filePrefix + path);
       const results = (await pipeline.exec()) ?? [];
       const heldBy: LockHolder[] = [];
       let expiresInMs: number | null = null;
       sorted.forEach((path, i) => {
-        const [errHeld, held] = results[2 * i] ?? [];
+        const [errValue, value] = results[2 * i] ?? [];
         const [errTtl, ttl] = results[2 * i + 1] ?? [];
-        if (errHeld) throw errHeld;
+        if (errValue) throw errValue;
         if (errTtl) throw errTtl;
-        const [opId, since] = held as [string | null, string | null];
-        if (opId === null) return;
-        heldBy.push({ path, opId, since: Number(since) });
+        const held = parseLockValue(value as string | null);
+        if (!held) return;
+        heldBy.push({ path, opId: held.opId, since: held.since });
         const left = Number(ttl);
         if (left >= 0) expiresInMs = expiresInMs === null ? left : Math.min(expiresInMs, left);
       });

@@ -4,6 +4,7 @@ export * from './lease-keeper.ts';
 export * from './leased-locks.ts';
 export * from './lock-keys.ts';
 export * from './lock-scripts.ts';
+export * from './lock-value.ts';
 export * from './lock-wait-error.ts';
 export * from './lock-waiter.ts';
 export * from './merge-lock.ts';

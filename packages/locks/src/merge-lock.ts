@@ -4,6 +4,7 @@ import { type KeepOptions, LeasedLocks, type LockOptions, type LockOwner } from 
 import { assertLease, assertOpId } from './lock-arguments.ts';
 import { lockKeys } from './lock-keys.ts';
 import type { RedisClient } from './lock-scripts.ts';
+import { parseLockValue } from './lock-value.ts';
 import type { WaitOptions } from './lock-waiter.ts';
 
 /**
@@ -63,16 +64,12 @@ export class MergeLock extends LeasedLocks {
 
   async holder(repo: string): Promise<MergeHolder | null> {
     const keys = lockKeys(this.options.prefix, repo);
-    const [[errHeld, held], [errTtl, ttl]] = ((await this.redis
-      .pipeline()
-      .hmget(keys.merge, 'op', 'token', 'since')
-      .pttl(keys.merge)
-      .exec()) ?? []) as Array<[Error | null, unknown]> as [[Error | null, unknown], [Error | null, unknown]];
-    if (errHeld) throw errHeld;
+    const [[errValue, value], [errTtl, ttl]] = ((await this.redis.pipeline().get(keys.merge).pttl(keys.merge).exec()) ??
+      []) as Array<[Error | null, unknown]> as [[Error | null, unknown], [Error | null, unknown]];
+    if (errValue) throw errValue;
     if (errTtl) throw errTtl;
-    const [opId, token, since] = held as [string | null, string | null, string | null];
-    if (opId === null) return null;
-    return { opId, token: Number(token), since: Number(since), expiresInMs: Number(ttl) };
+    const held = parseLockValue(value as string | null);
+    return held === null ? null : { ...held, expiresInMs: Number(ttl) };
   }
 
   /** Resolves once the merge lock of `repo` is free (not granted: acquire next). */

@@ -18,14 +18,16 @@
 local rcall = redis.call
 local opId = ARGV[2]
 local released = {}
+local doomed = {KEYS[1]}
 for _, path in ipairs(rcall("SMEMBERS", KEYS[1])) do
   local key = ARGV[1] .. path
-  if rcall("HGET", key, "op") == opId then
-    rcall("DEL", key)
+  local value = rcall("GET", key)
+  if value and string.match(value, "^%d+ %d+ (.*)$") == opId then
+    doomed[#doomed + 1] = key
     released[#released + 1] = path
   end
 end
-rcall("DEL", KEYS[1])
+rcall("DEL", unpack(doomed))
 rcall("SREM", KEYS[2], opId)
 if #released > 0 then
   rcall("PUBLISH", ARGV[3], cjson.encode(released))

@@ -10,7 +10,8 @@
 
   Lock keys are derived from the index members instead of being declared: the caller
   cannot know them without a round trip, and they share the `{owner/repo}` hash tag of
-  KEYS[1], so they live in the same Cluster slot.
+  KEYS[1], so they live in the same Cluster slot. A lock's value is
+  "<token> <since ms> <opId>" (see acquire-files-n.lua).
 
   Returns {renewed, lost}: two lists of paths. A lock that expired, or expired and was
   taken by another operation, is lost for good; renewing never re-grants it, because
@@ -24,15 +25,18 @@ local renewed = {}
 local lost = {}
 for _, path in ipairs(rcall("SMEMBERS", KEYS[1])) do
   local key = ARGV[1] .. path
-  if rcall("HGET", key, "op") == opId then
+  local value = rcall("GET", key)
+  if value and string.match(value, "^%d+ %d+ (.*)$") == opId then
     rcall("PEXPIRE", key, lease)
     renewed[#renewed + 1] = path
   else
-    rcall("SREM", KEYS[1], path)
     lost[#lost + 1] = path
   end
 end
 if #renewed > 0 then
+  if #lost > 0 then
+    rcall("SREM", KEYS[1], unpack(lost))
+  end
   -- Twice the lease, as in acquire-files-n.lua: late renewals still learn what was lost.
   rcall("PEXPIRE", KEYS[1], 2 * tonumber(lease))
 else
