@@ -38,7 +38,8 @@ export default async function locksBench(opts: { smoke: boolean }) {
   const raw = redis as Redis & { compareAndDelete(key: string, owner: string): Promise<number> };
   redis.defineCommand('compareAndDelete', { numberOfKeys: 1, lua: COMPARE_AND_DELETE });
   const locks = new FileLocks(redis, { prefix: 'bench' });
-  const ms = opts.smoke ? 300 : 3000;
+  // Smoke: 4 windows of 300 ms per mode (~3 s in all); shorter ones swing ±20% on a busy machine.
+  const ms = opts.smoke ? 600 : 3000;
 
   const rawPair: Pair = async (worker, round) => {
     const key = `raw:{bench/repo}:file:src/file-${worker}.ts`;
