@@ -3,7 +3,11 @@ import { failingTests, failureFingerprint } from './check-failures.ts';
 
 describe('failingTests', () => {
   it.each([
-    ['node:test', 'TAP version 13\nok 1 - lowercases\nnot ok 2 - joins every word with a dash\n  ---\nnot ok 3 - ignores spaces # time=1ms\n', ['ignores spaces', 'joins every word with a dash']],
+    [
+      'node:test',
+      'TAP version 13\nok 1 - lowercases\nnot ok 2 - joins every word with a dash\n  ---\nnot ok 3 - ignores spaces # time=1ms\n',
+      ['ignores spaces', 'joins every word with a dash'],
+    ],
     ['vitest', ' ✓ src/a.test.ts > adds 1ms\n × src/a.test.ts > subtracts 3ms\n', ['src/a.test.ts > subtracts']],
     ['jest', '  ✕ handles empty input (5 ms)\n', ['handles empty input (5 ms)']],
     ['pytest', 'FAILED tests/test_math.py::test_add - assert 1 == 2\n', ['tests/test_math.py::test_add']],

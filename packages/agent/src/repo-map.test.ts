@@ -14,7 +14,11 @@ describe('repo map', () => {
   afterEach(async () => rm(root, { recursive: true, force: true }));
 
   it.each([
-    ['a.ts', 'export async function load() {}\nexport class Store {}\nconst hidden = 1;\nexport type Id = string;\nfunction helper() {}', ['load', 'Store', 'Id', 'helper']],
+    [
+      'a.ts',
+      'export async function load() {}\nexport class Store {}\nconst hidden = 1;\nexport type Id = string;\nfunction helper() {}',
+      ['load', 'Store', 'Id', 'helper'],
+    ],
     ['a.py', 'def main():\n    pass\nclass Parser:\n    def inner(self): pass\n', ['main', 'Parser']],
     ['a.go', 'func (s *Server) Start() {}\nfunc main() {}\ntype Config struct{}', ['Start', 'main', 'Config']],
     ['a.rs', 'pub fn parse() {}\nfn private() {}\npub struct Token;', ['parse', 'Token']],
@@ -30,7 +34,10 @@ describe('repo map', () => {
     await writeFile(path.join(root, 'dist/out.js'), 'export function built() {}');
     await writeFile(path.join(root, 'src/slugify.js'), 'export function slugify() {}');
     for (let i = 0; i < 60; i++) {
-      await writeFile(path.join(root, `src/deep/er/m${i}.ts`), `export function fn${i}a() {}\nexport function fn${i}b() {}\n`);
+      await writeFile(
+        path.join(root, `src/deep/er/m${i}.ts`),
+        `export function fn${i}a() {}\nexport function fn${i}b() {}\n`,
+      );
     }
     const full = await buildRepoMap(root, 100_000);
     expect(full).toContain('src/\n  slugify.js: slugify');

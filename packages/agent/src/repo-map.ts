@@ -4,7 +4,11 @@ import { listRepoFiles } from './tools/search.ts';
 
 /** Top-level declarations per language: enough to know where things are, not what they do. */
 const SYMBOL_PATTERNS: Record<string, RegExp[]> = {
-  js: [/^export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm, /^(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)/gm, /^class\s+([A-Za-z_$][\w$]*)/gm],
+  js: [
+    /^export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm,
+    /^(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)/gm,
+    /^class\s+([A-Za-z_$][\w$]*)/gm,
+  ],
   py: [/^(?:async\s+)?def\s+(\w+)/gm, /^class\s+(\w+)/gm],
   go: [/^func\s+(?:\([^)]*\)\s*)?(\w+)/gm, /^type\s+(\w+)/gm],
   rs: [/^pub(?:\([^)]*\))?\s+(?:async\s+)?(?:fn|struct|enum|trait|type|mod)\s+(\w+)/gm],
@@ -12,8 +16,21 @@ const SYMBOL_PATTERNS: Record<string, RegExp[]> = {
   rb: [/^\s*(?:class|module)\s+([A-Z]\w*)/gm, /^\s*def\s+([\w?!]+)/gm],
 };
 const LANGUAGE_BY_EXT: Record<string, keyof typeof SYMBOL_PATTERNS> = {
-  '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'js', '.ts': 'js', '.tsx': 'js', '.mts': 'js', '.cts': 'js',
-  '.py': 'py', '.go': 'go', '.rs': 'rs', '.java': 'java', '.kt': 'java', '.cs': 'java', '.rb': 'rb',
+  '.js': 'js',
+  '.mjs': 'js',
+  '.cjs': 'js',
+  '.jsx': 'js',
+  '.ts': 'js',
+  '.tsx': 'js',
+  '.mts': 'js',
+  '.cts': 'js',
+  '.py': 'py',
+  '.go': 'go',
+  '.rs': 'rs',
+  '.java': 'java',
+  '.kt': 'java',
+  '.cs': 'java',
+  '.rb': 'rb',
 };
 const MAX_SCANNED_BYTES = 256 * 1024;
 const MAX_SYMBOLS_PER_FILE = 12;

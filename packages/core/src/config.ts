@@ -65,6 +65,16 @@ export const EnvSchema = z
     CHECK_TIMEOUT_MS: positiveInt(10 * 60_000),
     /** Model turns per operation before the loop stops with a budget reason. */
     MAX_TURNS: positiveInt(40),
+    /** Tokens (input + output + cache) per operation: ~$5 of a mid-size model. */
+    MAX_TOKENS: positiveInt(2_000_000),
+    /** Wall time of the agent loop per operation. */
+    MAX_WALL_MS: positiveInt(30 * 60_000),
+    /** Model cost per operation in USD, from the price table. */
+    MAX_COST_USD: z.coerce.number().positive().default(5),
+    /** Repair rounds after the first attempt (seed 003: one attempt + three repairs). */
+    MAX_REPAIRS: z.coerce.number().int().min(0).max(10).default(3),
+    /** Size of the repository map given to the model instead of whole files. */
+    REPO_MAP_TOKENS: positiveInt(2000),
   })
   .superRefine((env, ctx) => {
     if (env.LLM_PROVIDER === 'anthropic' && !env.ANTHROPIC_API_KEY) {
@@ -113,6 +123,9 @@ export interface Config {
   workerConcurrency: number;
   checkTimeoutMs: number;
   maxTurns: number;
+  budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
+  maxRepairs: number;
+  repoMapTokens: number;
 }
 
 export class ConfigError extends PullwrightError<{ issues: { variable: string; reason: string }[] }> {
@@ -164,6 +177,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: env.WORKER_CONCURRENCY,
     checkTimeoutMs: env.CHECK_TIMEOUT_MS,
     maxTurns: env.MAX_TURNS,
+    budget: { turns: env.MAX_TURNS, tokens: env.MAX_TOKENS, wallMs: env.MAX_WALL_MS, costUsd: env.MAX_COST_USD },
+    maxRepairs: env.MAX_REPAIRS,
+    repoMapTokens: env.REPO_MAP_TOKENS,
   };
 }
 

@@ -5,6 +5,7 @@ import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from 
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
+import type { BaselineChecks } from './baseline-checks.ts';
 
 /** Everything a pipeline step needs, built once per process by `createRuntime`. */
 export interface PipelineDeps {
@@ -20,6 +21,9 @@ export interface PipelineDeps {
   /** A fresh provider per operation (the replay provider keeps its place in the transcript). */
   createProvider: (op: Operation) => ModelProvider;
   transcriptsDir: string;
-  maxTurns: number;
+  budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
+  maxRepairs: number;
+  repoMapTokens: number;
   checkTimeoutMs: number;
+  baselines: BaselineChecks;
 }

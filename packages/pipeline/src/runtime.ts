@@ -7,6 +7,7 @@ import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { Redactor } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { Redis } from 'ioredis';
+import { BaselineChecks } from './baseline-checks.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -90,7 +91,10 @@ export async function createRuntime(
     logger,
     createProvider,
     transcriptsDir: path.join(config.dataDir, 'transcripts'),
-    maxTurns: config.maxTurns,
+    budget: config.budget,
+    maxRepairs: config.maxRepairs,
+    repoMapTokens: config.repoMapTokens,
+    baselines: new BaselineChecks(redis, config.redisPrefix),
     checkTimeoutMs: config.checkTimeoutMs,
     actions: new OperationActions(store, queue),
     async close() {

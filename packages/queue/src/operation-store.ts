@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
+  type Budget,
   emptyUsage,
   NotFoundError,
   Operation,
@@ -38,6 +39,7 @@ export interface NewOperation {
   baseBranch: string;
   description: string;
   context?: OperationContext;
+  budget?: Budget;
   requester: Requester;
 }
 

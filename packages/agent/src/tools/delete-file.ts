@@ -4,7 +4,8 @@ import { defineTool, ToolInputError } from './define-tool.ts';
 
 export const deleteFileTool = defineTool({
   name: 'delete_file',
-  description: 'Delete a file of the repository. Protected files (lock files, CI workflows, build scripts) are refused.',
+  description:
+    'Delete a file of the repository. Protected files (lock files, CI workflows, build scripts) are refused.',
   readOnly: false,
   input: z.object({ path: z.string() }),
   async run({ path: rel }, ctx) {

@@ -46,7 +46,15 @@ function occurrences(haystack: string, needle: string): number[] {
   return at;
 }
 
-const EDIT_MODES = ['replace', 'insert_before', 'insert_after', 'replace_lines', 'insert_at_line', 'append', 'prepend'] as const;
+const EDIT_MODES = [
+  'replace',
+  'insert_before',
+  'insert_after',
+  'replace_lines',
+  'insert_at_line',
+  'append',
+  'prepend',
+] as const;
 
 /** Finds the one place `oldText` stands, or explains (with line numbers) why it cannot. */
 function locateUnique(content: string, oldText: string, rel: string): number {
@@ -73,7 +81,13 @@ function lineStart(lines: string[], line: number): number {
 export function applyEdit(
   content: string,
   rel: string,
-  edit: { mode: (typeof EDIT_MODES)[number]; oldText?: string | undefined; newText: string; line?: number | undefined; endLine?: number | undefined },
+  edit: {
+    mode: (typeof EDIT_MODES)[number];
+    oldText?: string | undefined;
+    newText: string;
+    line?: number | undefined;
+    endLine?: number | undefined;
+  },
 ): { updated: string; line: number } {
   const { mode, newText } = edit;
   const lineAt = (offset: number) => content.slice(0, offset).split('\n').length;
@@ -105,7 +119,8 @@ export function applyEdit(
     case 'replace_lines': {
       const from = needsLine(lines.length);
       const to = edit.endLine ?? from;
-      if (to < from || to > lines.length) throw new ToolInputError(`endLine ${to} must be between ${from} and ${lines.length}.`);
+      if (to < from || to > lines.length)
+        throw new ToolInputError(`endLine ${to} must be between ${from} and ${lines.length}.`);
       const replacement = newText.endsWith('\n') ? newText.slice(0, -1).split('\n') : newText.split('\n');
       return { updated: [...lines.slice(0, from - 1), ...replacement, ...lines.slice(to)].join('\n'), line: from };
     }

@@ -13,10 +13,14 @@ const MAX_FILE_BYTES = 1024 * 1024;
 
 /** Files git would show: tracked plus untracked-but-not-ignored, so .gitignore is respected. */
 export async function listRepoFiles(root: string): Promise<string[]> {
-  const { stdout } = await run('git', ['-c', 'core.hooksPath=/dev/null', 'ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
-    cwd: root,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    'git',
+    ['-c', 'core.hooksPath=/dev/null', 'ls-files', '--cached', '--others', '--exclude-standard', '-z'],
+    {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   return [...new Set(stdout.split('\0').filter(Boolean))].sort();
 }
 
@@ -39,7 +43,14 @@ export const searchTool = defineTool({
       throw new ToolInputError(`Invalid regular expression: ${(err as Error).message}`);
     }
     const prefix = under ? ctx.guard.normalize(under) : '.';
-    const nameRe = glob ? new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`) : undefined;
+    const nameRe = glob
+      ? new RegExp(
+          `^${glob
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.')}$`,
+        )
+      : undefined;
     const files = (await listRepoFiles(ctx.root)).filter(
       (f) =>
         (prefix === '.' || f === prefix || f.startsWith(`${prefix}/`)) &&
@@ -63,6 +74,8 @@ export const searchTool = defineTool({
       }
     }
     if (total === 0) return `No matches for /${pattern}/ in ${files.length} files.`;
-    return total > out.length ? `${out.join('\n')}\n… ${total - out.length} more matches; narrow the search.` : out.join('\n');
+    return total > out.length
+      ? `${out.join('\n')}\n… ${total - out.length} more matches; narrow the search.`
+      : out.join('\n');
   },
 });
