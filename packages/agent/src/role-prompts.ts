@@ -56,3 +56,26 @@ export function reviewerPrompt(): string {
     'You cannot accept when a check fails. Ask only for changes that matter; leave style nits out.',
   ].join('\n\n');
 }
+
+const FILE_BLOCK_FORMAT = [
+  'You cannot call tools. To change files, answer with file blocks; only they are applied:',
+  '^^^relative/path/to/file',
+  '<the complete new content of the file>',
+  '^^^end',
+  'To delete a file:',
+  '^^^relative/path/to/file',
+  '^^^delete',
+  'Give the whole file in each block, not a diff. Every block is checked before anything is written: if one block is refused (a protected or secret file, a path outside the repository), nothing is written at all.',
+].join('\n');
+
+/** Coder and fixer for models without tool calling: whole-file blocks (seed 003). */
+export function textEditPrompt(type: AgentTaskType, role: 'coder' | 'fixer', checks: string[]): string {
+  return [
+    PREAMBLE,
+    role === 'coder'
+      ? `Role: coder. ${GOALS[type]}`
+      : 'Role: fixer. The change does not pass the repository checks (output below). Fix exactly that with the smallest change.',
+    FILE_BLOCK_FORMAT,
+    `After your answer the repository checks run: ${checks.join(', ') || 'none'}.`,
+  ].join('\n\n');
+}

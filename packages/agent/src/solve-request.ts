@@ -1,10 +1,20 @@
+import { isPullwrightError } from '@pullwright/core';
 import type { z } from 'zod';
 import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from './agent-loop.ts';
 import type { BudgetTracker } from './budget-tracker.ts';
 import { failureFingerprint } from './check-failures.ts';
 import type { ModelMessage, ModelProvider } from './model-provider.ts';
 import { type Parsed, Plan, parseRoleOutput, Review } from './role-outputs.ts';
-import { type AgentTaskType, coderPrompt, fixerPrompt, plannerPrompt, reviewerPrompt } from './role-prompts.ts';
+import {
+  type AgentTaskType,
+  coderPrompt,
+  fixerPrompt,
+  plannerPrompt,
+  reviewerPrompt,
+  textEditPrompt,
+} from './role-prompts.ts';
+import { applyFileBlocks } from './text-edit/apply-file-blocks.ts';
+import { parseFileBlocks } from './text-edit/parse-file-blocks.ts';
 import type { CheckRun, ToolContext } from './tools/define-tool.ts';
 import { ALL_TOOLS, READ_ONLY_TOOLS } from './tools/index.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
@@ -26,6 +36,8 @@ export interface SolveInput {
   budget: BudgetTracker;
   /** Repair rounds after the first attempt (seed 003: one attempt plus three repairs). */
   maxRepairs?: number;
+  /** `text`: coder and fixer answer with whole-file blocks instead of tool calls (models without tool use). */
+  editMode?: 'tools' | 'text';
   /** Skip the planner (a revision already has its task list: the review comments). */
   skipPlan?: boolean;
   diff: () => Promise<string>;
@@ -151,17 +163,64 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   // Code
   await input.onPhase?.('code', {});
   const planText = plan ? `\n\nPlan:\n${JSON.stringify(plan, null, 2)}` : '';
-  const coded = await loop(
-    'coder',
-    coderPrompt(input.type, checkNames),
-    `${input.task}${planText}\n\nRepository map:\n${input.repoMap}`,
-    ALL_TOOLS,
-  );
+  const textMode = input.editMode === 'text';
+  /** Text mode: why the file blocks of the last answer were not applied (nothing was written). */
+  let applyProblem: string | undefined;
+  const textAttempt = async (role: 'coder' | 'fixer', task: string): Promise<AgentLoopResult> => {
+    const r = await loop(role, textEditPrompt(input.type, role, checkNames), task, []);
+    if (r.stop !== 'completed') return r;
+    applyProblem = await applyBlocks(r.finalText, input.context);
+    await input.transcript?.append('file_blocks', {
+      role,
+      applied: !applyProblem,
+      ...(applyProblem ? { problem: applyProblem } : {}),
+    });
+    return r;
+  };
+  const codeTask = `${input.task}${planText}\n\nRepository map:\n${input.repoMap}`;
+  const coded = textMode
+    ? await textAttempt(
+        'coder',
+        `${codeTask}${await filesOf(plan?.steps.flatMap((st) => st.files) ?? [], input.readFile)}`,
+      )
+    : await loop('coder', coderPrompt(input.type, checkNames), codeTask, ALL_TOOLS);
   const stop = interrupted(coded);
   if (stop) return stop;
-  summary = coded.finalText;
+  if (!textMode) summary = coded.finalText;
 
   for (;;) {
+    const repairTask = applyProblem
+      ? `Your file blocks were not applied; nothing was written:\n${applyProblem}`
+      : await verifyAndReview();
+    if (typeof repairTask !== 'string') return repairTask;
+    if (applyProblem && repairs >= maxRepairs) {
+      return partial(
+        'checks_failed',
+        `file blocks still not applicable after ${repairs} repair rounds: ${applyProblem}`,
+      );
+    }
+
+    repairs++;
+    await input.onPhase?.('repair', { round: repairs, failing: newFailures.map((c) => c.name) });
+    const files = await Promise.all(
+      (await input.changedFiles()).map(async (f) => {
+        const content = await input.readFile(f);
+        return content === undefined
+          ? `--- FILE REMOVED ${f} ---`
+          : `--- FILE REPLACEMENT ${f} ---\n${content.slice(0, MAX_FILE_IN_PROMPT)}`;
+      }),
+    );
+    const fixTask = `${repairTask}\n\nThe request:\n${input.task}${planText}\n\nThe latest version of each changed file:\n${files.join('\n\n') || '(no file changed yet)'}`;
+    const fixed = textMode
+      ? await textAttempt('fixer', fixTask)
+      : await loop('fixer', fixerPrompt(checkNames), fixTask, ALL_TOOLS);
+    const fixStop = interrupted(fixed);
+    if (fixStop) return fixStop;
+    if (fixed.finalText && !textMode) summary = `${summary}\n\n${fixed.finalText}`.trim();
+  }
+
+  /** Runs the checks; returns the next repair task, or the final result (ready, or out of repairs). */
+  async function verifyAndReview(): Promise<string | SolveResult> {
     const changed = await input.changedFiles();
     if (changed.length === 0) return partial('no_changes', 'the model made no changes');
 
@@ -175,13 +234,13 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
       newFailures = [...new Set([...newFailures, ...stillRed])];
     }
 
-    let repairTask: string;
     if (newFailures.length > 0) {
-      if (repairs >= maxRepairs)
+      if (repairs >= maxRepairs) {
         return partial(
           'checks_failed',
           `checks still failing after ${repairs} repair rounds: ${newFailures.map((c) => c.name).join(', ')}`,
         );
+      }
       const fingerprint = newFailures.map((c) => failureFingerprint(c.name, c.output)).join(',');
       if (repairs >= 2 && fingerprint === lastFingerprint) {
         return partial(
@@ -190,64 +249,70 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
         );
       }
       lastFingerprint = fingerprint;
-      repairTask = newFailures
+      return newFailures
         .map(
           (c) => `Check "${c.name}" failed (exit ${c.exitCode ?? 'none'}):\n$ ${c.command}\n${trimFailure(c.output)}`,
         )
         .join('\n\n');
-    } else {
-      await input.onPhase?.('review', {});
-      const diff = await input.diff();
-      const checkSummary = checks
-        .map(
-          (c) =>
-            `${c.name}: ${c.passed ? 'pass' : `fail (pre-existing: ${c.failingTests.join(', ') || 'same as base'})`}`,
-        )
-        .join('\n');
-      const reviewed = await askForJson(
-        'reviewer',
-        Review,
-        reviewerPrompt(),
-        `${input.task}${planText}\n\nCheck results:\n${checkSummary}\n\nDiff:\n${diff.slice(0, 60_000)}`,
-        READ_ONLY_TOOLS,
-        loop,
-      );
-      if ('stop' in reviewed) return interrupted(reviewed.stop) ?? partial('stopped');
-      if (!reviewed.parsed.ok)
-        return partial('invalid_review', `the reviewer's answer was invalid twice: ${reviewed.parsed.problem}`);
-      const review = reviewed.parsed.value;
-      if (review.decision === 'accept') return { ...partial('ready'), review };
-      if (repairs >= maxRepairs)
-        return {
-          ...partial(
-            'review_rejected',
-            `the reviewer still asks for changes: ${review.must_fix.join('; ') || review.reasons.join('; ')}`,
-          ),
-          review,
-        };
-      repairTask = `The reviewer asked for changes:\n${[...review.must_fix, ...review.reasons].map((m) => `- ${m}`).join('\n')}`;
     }
 
-    repairs++;
-    await input.onPhase?.('repair', { round: repairs, failing: newFailures.map((c) => c.name) });
-    const files = await Promise.all(
-      (await input.changedFiles()).map(async (f) => {
-        const content = await input.readFile(f);
-        return content === undefined
-          ? `--- FILE REMOVED ${f} ---`
-          : `--- FILE REPLACEMENT ${f} ---\n${content.slice(0, MAX_FILE_IN_PROMPT)}`;
-      }),
+    await input.onPhase?.('review', {});
+    const diff = await input.diff();
+    const checkSummary = checks
+      .map(
+        (c) =>
+          `${c.name}: ${c.passed ? 'pass' : `fail (pre-existing: ${c.failingTests.join(', ') || 'same as base'})`}`,
+      )
+      .join('\n');
+    const reviewed = await askForJson(
+      'reviewer',
+      Review,
+      reviewerPrompt(),
+      `${input.task}${planText}\n\nCheck results:\n${checkSummary}\n\nDiff:\n${diff.slice(0, 60_000)}`,
+      READ_ONLY_TOOLS,
+      loop,
     );
-    const fixed = await loop(
-      'fixer',
-      fixerPrompt(checkNames),
-      `${repairTask}\n\nThe request:\n${input.task}${planText}\n\nThe latest version of each changed file:\n${files.join('\n\n')}`,
-      ALL_TOOLS,
-    );
-    const fixStop = interrupted(fixed);
-    if (fixStop) return fixStop;
-    if (fixed.finalText) summary = `${summary}\n\n${fixed.finalText}`.trim();
+    if ('stop' in reviewed) return interrupted(reviewed.stop) ?? partial('stopped');
+    if (!reviewed.parsed.ok)
+      return partial('invalid_review', `the reviewer's answer was invalid twice: ${reviewed.parsed.problem}`);
+    const review = reviewed.parsed.value;
+    if (review.decision === 'accept') return { ...partial('ready'), review };
+    if (repairs >= maxRepairs) {
+      return {
+        ...partial(
+          'review_rejected',
+          `the reviewer still asks for changes: ${review.must_fix.join('; ') || review.reasons.join('; ')}`,
+        ),
+        review,
+      };
+    }
+    return `The reviewer asked for changes:\n${[...review.must_fix, ...review.reasons].map((m) => `- ${m}`).join('\n')}`;
   }
+}
+
+/** Parses and applies a text-mode answer, all or nothing; returns why it was not applied, if it was not. */
+async function applyBlocks(answer: string, context: ToolContext): Promise<string | undefined> {
+  const { blocks, problems } = parseFileBlocks(answer);
+  if (problems.length > 0) return problems.map((p) => `line ${p.line}: ${p.message}`).join('\n');
+  if (blocks.length === 0) return 'the answer contains no file blocks';
+  try {
+    const applied = await applyFileBlocks(context.root, blocks, context.guard);
+    for (const a of applied) await context.onWrite?.(a.path, a.action === 'deleted' ? null : '');
+    return undefined;
+  } catch (err) {
+    if (isPullwrightError(err)) return err.message;
+    throw err;
+  }
+}
+
+/** Current contents of the given files, for a model that cannot read them itself. */
+async function filesOf(paths: string[], read: (rel: string) => Promise<string | undefined>): Promise<string> {
+  const parts: string[] = [];
+  for (const p of [...new Set(paths)]) {
+    const content = await read(p);
+    if (content !== undefined) parts.push(`--- FILE ${p} ---\n${content.slice(0, MAX_FILE_IN_PROMPT)}`);
+  }
+  return parts.length ? `\n\nCurrent files:\n${parts.join('\n\n')}` : '';
 }
 
 function preExistingOf(checks: CheckRun[], baseline: Record<string, BaselineCheck>) {

@@ -32,6 +32,8 @@ export const EnvSchema = z
     /** anthropic | openai | replay. Default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY, else replay. */
     LLM_PROVIDER: z.enum(['anthropic', 'openai', 'replay']).optional(),
     LLM_MODEL: optionalText,
+    /** tools: the model edits through tool calls; text: whole-file blocks (`^^^path … ^^^end`) for models without tool use. */
+    LLM_EDIT_MODE: z.enum(['tools', 'text']).default('tools'),
     ANTHROPIC_API_KEY: optionalText,
     ANTHROPIC_BASE_URL: optionalUrl,
     OPENAI_API_KEY: optionalText,
@@ -101,6 +103,7 @@ export interface Config {
   llm: {
     provider: 'anthropic' | 'openai' | 'replay';
     model: string | undefined;
+    editMode: 'tools' | 'text';
     anthropicApiKey: string | undefined;
     anthropicBaseUrl: string | undefined;
     openaiApiKey: string | undefined;
@@ -155,6 +158,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     llm: {
       provider,
       model: env.LLM_MODEL,
+      editMode: env.LLM_EDIT_MODE,
       anthropicApiKey: env.ANTHROPIC_API_KEY,
       anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
       openaiApiKey: env.OPENAI_API_KEY,

@@ -23,6 +23,7 @@ export interface PipelineDeps {
   transcriptsDir: string;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
   maxRepairs: number;
+  editMode: 'tools' | 'text';
   repoMapTokens: number;
   checkTimeoutMs: number;
   baselines: BaselineChecks;

@@ -196,6 +196,7 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
       baseline,
       budget,
       maxRepairs: deps.maxRepairs,
+      editMode: deps.editMode,
       diff: () => workspace.diff(ws.dir, baseSha),
       changedFiles: () => workspace.changedFiles(ws.dir, baseSha),
       readFile: async (rel) => readFile(await guard.resolveForRead(rel), 'utf8').catch(() => undefined),

@@ -93,6 +93,7 @@ export async function createRuntime(
     transcriptsDir: path.join(config.dataDir, 'transcripts'),
     budget: config.budget,
     maxRepairs: config.maxRepairs,
+    editMode: config.llm.editMode,
     repoMapTokens: config.repoMapTokens,
     baselines: new BaselineChecks(redis, config.redisPrefix),
     checkTimeoutMs: config.checkTimeoutMs,
