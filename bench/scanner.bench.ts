@@ -123,7 +123,12 @@ export default async function scannerBench(opts: { smoke: boolean }) {
       ratio: Number((naiveMs / scanMs).toFixed(1)),
       target: '>= 20x the naive every-rule-on-every-line pass',
     },
-    { name: 'scanner corpus scan time', value: Number(scanMs.toFixed(1)), unit: 'ms', baseline: Number(naiveMs.toFixed(1)) },
+    {
+      name: 'scanner corpus scan time',
+      value: Number(scanMs.toFixed(1)),
+      unit: 'ms',
+      baseline: Number(naiveMs.toFixed(1)),
+    },
     {
       name: 'scanDiff 1 MB',
       value: Number(diffMs.toFixed(1)),

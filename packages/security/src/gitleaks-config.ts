@@ -148,7 +148,11 @@ function finish(rule: PartialRule, source: string): SecretRule {
   if (rule.regex && rule.secretGroup) {
     const groups = new RegExp(`${rule.regex.source}|`).exec('')!.length - 1;
     if (rule.secretGroup > groups) {
-      throw new GitleaksConfigError(source, `secretGroup ${rule.secretGroup} but the regex has ${groups} groups`, rule.id);
+      throw new GitleaksConfigError(
+        source,
+        `secretGroup ${rule.secretGroup} but the regex has ${groups} groups`,
+        rule.id,
+      );
     }
   }
   const out: SecretRule = {

@@ -69,7 +69,8 @@ function readEscape(src: string, i: number, inClass: boolean): [string, number] 
       const end = src.indexOf('}', i + 3);
       if (end < 0) throw new GoRegexSyntaxError('unterminated \\x{');
       const code = Number.parseInt(src.slice(i + 3, end), 16);
-      if (!Number.isFinite(code) || code > 0xffff) throw new GoRegexSyntaxError('\\x{…} beyond the BMP is not supported');
+      if (!Number.isFinite(code) || code > 0xffff)
+        throw new GoRegexSyntaxError('\\x{…} beyond the BMP is not supported');
       return [`\\u${code.toString(16).padStart(4, '0')}`, end + 1];
     }
     return [src.slice(i, i + 4), i + 4];

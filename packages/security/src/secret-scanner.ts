@@ -146,7 +146,11 @@ export class SecretScanner {
 
   /** Secret positions in arbitrary text (log lines, messages), for redaction. */
   spans(text: string): SecretSpan[] {
-    return this.#detect(text, '', NO_DEADLINE, lineIndex(text)).map(({ ruleId, start, end }) => ({ ruleId, start, end }));
+    return this.#detect(text, '', NO_DEADLINE, lineIndex(text)).map(({ ruleId, start, end }) => ({
+      ruleId,
+      start,
+      end,
+    }));
   }
 
   /**
@@ -211,7 +215,11 @@ export class SecretScanner {
       const windows =
         rule.keywords.length === 0
           ? [[0, text.length] as [number, number]]
-          : this.#windows(text, rule, this.#ruleKeywords[r]!.flatMap((k) => hits[k]!));
+          : this.#windows(
+              text,
+              rule,
+              this.#ruleKeywords[r]!.flatMap((k) => hits[k]!),
+            );
       const plan = this.#plans[r]!;
       for (const [from, to] of windows) {
         deadline.check();
