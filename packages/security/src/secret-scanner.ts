@@ -98,6 +98,15 @@ function lineIndex(text: string): LineIndex {
   };
 }
 
+/** `line` holds the offset of the match start until findings are built. */
+interface Detection {
+  ruleId: string;
+  start: number;
+  end: number;
+  secret: string;
+  line: number;
+}
+
 interface Deadline {
   check(): void;
 }
@@ -139,7 +148,7 @@ export class SecretScanner {
     return this.#detect(text, file, NO_DEADLINE, lines).map((d) => ({
       ruleId: d.ruleId,
       file,
-      line: lines.lineOf(d.start),
+      line: lines.lineOf(d.line),
       preview: preview(d.secret),
     }));
   }
@@ -179,7 +188,7 @@ export class SecretScanner {
           findings.push({
             ruleId: d.ruleId,
             file: added.file,
-            line: added.lineNumbers[lines.lineOf(d.start) - 1]!,
+            line: added.lineNumbers[lines.lineOf(d.line) - 1]!,
             preview: preview(d.secret),
           });
         }
@@ -192,13 +201,8 @@ export class SecretScanner {
     }
   }
 
-  #detect(
-    text: string,
-    file: string,
-    deadline: Deadline,
-    lines: LineIndex,
-  ): Array<{ ruleId: string; start: number; end: number; secret: string }> {
-    const out: Array<{ ruleId: string; start: number; end: number; secret: string }> = [];
+  #detect(text: string, file: string, deadline: Deadline, lines: LineIndex): Detection[] {
+    const out: Detection[] = [];
     if (file !== '' && this.#globalAllowlists.some((a) => pathOnlyAllows(a, file))) return out;
 
     const hits: number[][] = this.#prefilter.keywords.map(() => []);
@@ -209,7 +213,7 @@ export class SecretScanner {
       if (file !== '' && rule.allowlists.some((a) => pathOnlyAllows(a, file))) return;
       if (!rule.regex) {
         // Path-only rule: the file itself is the finding.
-        if (file !== '') out.push({ ruleId: rule.id, start: 0, end: 0, secret: '' });
+        if (file !== '') out.push({ ruleId: rule.id, start: 0, end: 0, secret: '', line: 0 });
         return;
       }
       const windows =
@@ -281,10 +285,10 @@ export class SecretScanner {
     plan: MatchPlan,
     file: string,
     lines: LineIndex,
-    out: Array<{ ruleId: string; start: number; end: number; secret: string }>,
+    out: Detection[],
   ): void {
     const slice = from === 0 && to === text.length ? text : text.slice(from, to);
-    plan.forEach(slice, ({ m, text: match }) => {
+    plan.forEach(slice, ({ m, start: matchStart, text: match }) => {
       let group = 0;
       if (rule.secretGroup > 0) group = rule.secretGroup;
       else {
@@ -305,7 +309,8 @@ export class SecretScanner {
       const finding = { secret: trimmed, match, start };
       if (this.#globalAllowlists.some((a) => allows(a, finding, file, lines))) return;
       if (rule.allowlists.some((a) => allows(a, finding, file, lines))) return;
-      out.push({ ruleId: rule.id, start, end: start + trimmed.length, secret: trimmed });
+      // Reported at the line where the match starts (a PEM block's BEGIN line), as gitleaks does.
+      out.push({ ruleId: rule.id, start, end: start + trimmed.length, secret: trimmed, line: from + matchStart });
     });
   }
 }
