@@ -6,18 +6,18 @@
  *
  * The automaton is compiled to a dense ASCII transition table with upper-case letters
  * folded onto lower-case (no `toLowerCase()` copy of the text, whose length can differ from
- * the original for some non-ASCII characters and would shift positions). Non-ASCII code
- * units reset to the root; keywords containing non-ASCII characters are found with a
- * case-folded `indexOf` fallback instead.
+ * the original for some non-ASCII characters and would shift positions). Keywords
+ * containing non-ASCII characters are found with a case-folded `indexOf` fallback.
  */
 const ALPHABET = 128;
 
 export class KeywordPrefilter {
   readonly keywords: readonly string[];
-  /** (state << 7) | char → next state */
+  /**
+   * (state << 7) | char → next state, with bit 15 set when that state has outputs: one
+   * load per character decides both where to go and whether to report.
+   */
   readonly #delta: Uint16Array;
-  /** 1 where a state has outputs: the hot loop checks a byte instead of an array's length. */
-  readonly #terminal: Uint8Array;
   /** Keyword indices that end at each state (own output plus suffix outputs). */
   readonly #outputs: Int32Array[];
   readonly #nonAscii: number[] = [];
@@ -47,8 +47,8 @@ export class KeywordPrefilter {
     });
 
     const states = goto.length;
-    // 16-bit states keep the table small enough to stay in cache; keyword sets are far smaller.
-    if (states > 0xffff) throw new RangeError('too many keyword characters for the prefilter');
+    // 15-bit states keep the table small enough to stay in cache; keyword sets are far smaller.
+    if (states > 0x7fff) throw new RangeError('too many keyword characters for the prefilter');
     const delta = new Uint16Array(states * ALPHABET);
     const fail = new Int32Array(states);
     const outputs: Int32Array[] = new Array(states);
@@ -81,9 +81,11 @@ export class KeywordPrefilter {
     for (let s = 0; s < states; s++) {
       for (let c = 65; c <= 90; c++) delta[(s << 7) | c] = delta[(s << 7) | (c + 32)]!;
     }
+    for (let i = 0; i < delta.length; i++) {
+      if (outputs[delta[i]!]!.length > 0) delta[i] = delta[i]! | 0x8000;
+    }
     this.#delta = delta;
     this.#outputs = outputs;
-    this.#terminal = Uint8Array.from(outputs, (o) => (o.length > 0 ? 1 : 0));
   }
 
   /**
@@ -92,19 +94,17 @@ export class KeywordPrefilter {
    */
   scan(text: string, onHit: (keywordIndex: number, start: number) => void): void {
     const delta = this.#delta;
-    const terminal = this.#terminal;
     const outputs = this.#outputs;
     const keywords = this.keywords;
     const n = text.length;
     let state = 0;
     for (let i = 0; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= ALPHABET) {
-        state = 0;
-        continue;
-      }
-      state = delta[(state << 7) | c]!;
-      if (terminal[state] === 0) continue;
+      // `& 127` folds non-ASCII code units onto ASCII ones instead of branching. That can
+      // only add spurious hits (a wider regex window), never lose a real one: Aho-Corasick
+      // finds every occurrence whatever precedes it, and keywords here are ASCII.
+      const entry = delta[(state << 7) | (text.charCodeAt(i) & 127)]!;
+      state = entry & 0x7fff;
+      if (entry < 0x8000) continue;
       const out = outputs[state]!;
       for (let k = 0; k < out.length; k++) {
         const index = out[k]!;

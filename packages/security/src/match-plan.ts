@@ -38,14 +38,81 @@ function hasTopLevelAlternation(source: string): boolean {
   return false;
 }
 
+/**
+ * The strings a pattern's leading group can start with, lower-cased, when that group is
+ * simple enough to enumerate (literals, `[xX]` case pairs, nested groups, optional `?`);
+ * undefined otherwise. Used to prove that every match begins at a keyword.
+ */
+export function leadingLiterals(source: string, limit = 64): string[] | undefined {
+  let i = 0;
+  const alternatives = (): string[] | undefined => {
+    let all: string[] = [];
+    let current: string[] = [''];
+    for (;;) {
+      const c = source[i];
+      if (c === undefined) return undefined;
+      if (c === ')') {
+        i++;
+        all = all.concat(current);
+        return all.length > limit ? undefined : all;
+      }
+      if (c === '|') {
+        i++;
+        all = all.concat(current);
+        current = [''];
+        continue;
+      }
+      let piece: string[] | undefined;
+      if (source.startsWith('(?:', i)) {
+        i += 3;
+        piece = alternatives();
+      } else if (c === '[') {
+        const m = /^\[([a-zA-Z])([a-zA-Z])\]/.exec(source.slice(i));
+        if (!m || m[1]!.toLowerCase() !== m[2]!.toLowerCase()) return undefined;
+        piece = [m[1]!.toLowerCase()];
+        i += 4;
+      } else if (c === '\\') {
+        const e = source[i + 1];
+        if (e === undefined || /[a-zA-Z0-9]/.test(e)) return undefined;
+        piece = [e];
+        i += 2;
+      } else if (/[a-zA-Z0-9_\-:/]/.test(c)) {
+        piece = [c.toLowerCase()];
+        i++;
+      } else {
+        return undefined;
+      }
+      if (!piece) return undefined;
+      if (source[i] === '?') {
+        i++;
+        piece = [...piece, ''];
+      } else if (/[*+{]/.test(source[i] ?? '')) {
+        return undefined;
+      }
+      current = current.flatMap((head) => piece!.map((tail) => head + tail));
+      if (current.length > limit) return undefined;
+    }
+  };
+  if (!source.startsWith('(?:')) return undefined;
+  i = 3;
+  const out = alternatives();
+  // A quantified leading group can be skipped or repeated: nothing is proven then.
+  return out && !/[?*+{]/.test(source[i] ?? '') ? out : undefined;
+}
+
 export class MatchPlan {
+  /**
+   * Every match of the searched pattern starts at one of the rule's keywords, so a search
+   * may begin at the first keyword hit instead of at the start of the window.
+   */
+  readonly keywordAnchored: boolean;
   readonly #full: RegExp;
   readonly #body: RegExp | undefined;
   readonly #prefixMax: number;
   readonly #prefixAtom: RegExp | undefined;
   readonly #asciiAccept = new Uint8Array(128);
 
-  constructor(regex: RegExp) {
+  constructor(regex: RegExp, keywords: readonly string[] = []) {
     this.#full = regex;
     const m = LAZY_PREFIX.exec(regex.source);
     const rest = m ? regex.source.slice(m[0].length) : '';
@@ -58,6 +125,12 @@ export class MatchPlan {
     } else {
       this.#prefixMax = 0;
     }
+    const searched = this.#body ?? regex;
+    const literals = keywords.length > 0 ? leadingLiterals(searched.source) : undefined;
+    this.keywordAnchored =
+      literals !== undefined &&
+      (searched.flags.includes('i') || literals.length > 0) &&
+      literals.every((l) => keywords.some((k) => l.startsWith(k)));
   }
 
   #accepts(code: number): boolean {
@@ -65,12 +138,15 @@ export class MatchPlan {
     return this.#prefixAtom!.test(String.fromCharCode(code));
   }
 
-  /** Calls `onMatch` for each non-empty match, left to right, as a global exec loop would. */
-  forEach(input: string, onMatch: (match: PlannedMatch) => void): void {
+  /**
+   * Calls `onMatch` for each non-empty match, left to right, as a global exec loop would.
+   * `searchFrom` > 0 is only valid for a keywordAnchored plan, with no keyword before it.
+   */
+  forEach(input: string, onMatch: (match: PlannedMatch) => void, searchFrom = 0): void {
     const body = this.#body;
     if (!body) {
       const full = this.#full;
-      full.lastIndex = 0;
+      full.lastIndex = searchFrom;
       for (let m = full.exec(input); m !== null; m = full.exec(input)) {
         if (m[0].length === 0) {
           full.lastIndex++;
@@ -80,7 +156,7 @@ export class MatchPlan {
       }
       return;
     }
-    body.lastIndex = 0;
+    body.lastIndex = searchFrom;
     let floor = 0;
     for (let m = body.exec(input); m !== null; m = body.exec(input)) {
       const end = m.index + m[0].length;

@@ -107,6 +107,9 @@ interface Detection {
   line: number;
 }
 
+/** [from, to) of a regex window, and the first keyword hit in it. */
+type Window = [number, number, number];
+
 interface Deadline {
   check(): void;
 }
@@ -126,8 +129,8 @@ export class SecretScanner {
   readonly rules: readonly SecretRule[];
   readonly #globalAllowlists: readonly SecretAllowlist[];
   readonly #prefilter: KeywordPrefilter;
-  /** For each rule, the prefilter's indices of its keywords. */
-  readonly #ruleKeywords: number[][];
+  /** For each prefilter keyword, the indices of the rules that use it. */
+  readonly #rulesOfKeyword: number[][];
   readonly #diffBudgetMs: number;
   readonly #plans: Array<MatchPlan | undefined>;
 
@@ -138,8 +141,11 @@ export class SecretScanner {
     this.#diffBudgetMs = options.diffBudgetMs ?? 10_000;
     this.#prefilter = new KeywordPrefilter(set.rules.flatMap((r) => r.keywords));
     const index = new Map(this.#prefilter.keywords.map((k, i) => [k, i]));
-    this.#ruleKeywords = set.rules.map((r) => r.keywords.map((k) => index.get(k)!));
-    this.#plans = set.rules.map((r) => (r.regex ? new MatchPlan(r.regex) : undefined));
+    this.#rulesOfKeyword = this.#prefilter.keywords.map(() => []);
+    set.rules.forEach((r, i) => {
+      for (const k of r.keywords) this.#rulesOfKeyword[index.get(k)!]!.push(i);
+    });
+    this.#plans = set.rules.map((r) => (r.regex ? new MatchPlan(r.regex, r.keywords) : undefined));
   }
 
   /** Findings in one file's content (a write, or a file on disk). */
@@ -205,8 +211,14 @@ export class SecretScanner {
     const out: Detection[] = [];
     if (file !== '' && this.#globalAllowlists.some((a) => pathOnlyAllows(a, file))) return out;
 
-    const hits: number[][] = this.#prefilter.keywords.map(() => []);
-    if (text.length > 0) this.#prefilter.scan(text, (k, start) => hits[k]!.push(start));
+    // Hit positions per rule, collected during the one prefilter pass.
+    const ruleHits: number[][] = this.rules.map(() => []);
+    const rulesOf = this.#rulesOfKeyword;
+    if (text.length > 0) {
+      this.#prefilter.scan(text, (k, start) => {
+        for (const r of rulesOf[k]!) ruleHits[r]!.push(start);
+      });
+    }
 
     this.rules.forEach((rule, r) => {
       if (rule.path && (file === '' || !rule.path.test(file))) return;
@@ -217,17 +229,11 @@ export class SecretScanner {
         return;
       }
       const windows =
-        rule.keywords.length === 0
-          ? [[0, text.length] as [number, number]]
-          : this.#windows(
-              text,
-              rule,
-              this.#ruleKeywords[r]!.flatMap((k) => hits[k]!),
-            );
+        rule.keywords.length === 0 ? [[0, text.length, 0] as Window] : this.#windows(text, rule, ruleHits[r]!);
       const plan = this.#plans[r]!;
-      for (const [from, to] of windows) {
+      for (const [from, to, firstHit] of windows) {
         deadline.check();
-        this.#matchWindow(text, from, to, rule, plan, file, lines, out);
+        this.#matchWindow(text, from, to, plan.keywordAnchored ? firstHit - from : 0, rule, plan, file, lines, out);
       }
     });
     out.sort((a, b) => a.start - b.start);
@@ -240,11 +246,12 @@ export class SecretScanner {
     );
   }
 
-  /** Merged, sorted [from, to) windows around keyword hits. */
-  #windows(text: string, rule: SecretRule, positions: number[]): Array<[number, number]> {
-    if (positions.length === 0) return [];
-    positions.sort((a, b) => a - b);
-    const windows: Array<[number, number]> = [];
+  /** Merged, sorted windows around keyword hits. */
+  #windows(text: string, rule: SecretRule, hits: number[]): Window[] {
+    if (hits.length === 0) return [];
+    // A typed-array sort is numeric and several times faster than a comparator sort.
+    const positions = Int32Array.from(hits).sort();
+    const windows: Window[] = [];
     let lineStart = -1;
     let lineEnd = -1;
     let nextEnd = -1;
@@ -272,7 +279,7 @@ export class SecretScanner {
       // Nearby windows are joined: one regex call over a few extra characters is cheaper
       // than starting another, and scanning more text can only find more.
       if (last && from <= last[1] + MERGE_GAP) last[1] = Math.max(last[1], to);
-      else windows.push([from, to]);
+      else windows.push([from, to, at]);
     }
     return windows;
   }
@@ -281,6 +288,7 @@ export class SecretScanner {
     text: string,
     from: number,
     to: number,
+    searchFrom: number,
     rule: SecretRule,
     plan: MatchPlan,
     file: string,
@@ -288,30 +296,34 @@ export class SecretScanner {
     out: Detection[],
   ): void {
     const slice = from === 0 && to === text.length ? text : text.slice(from, to);
-    plan.forEach(slice, ({ m, start: matchStart, text: match }) => {
-      let group = 0;
-      if (rule.secretGroup > 0) group = rule.secretGroup;
-      else {
-        for (let g = 1; g < m.length; g++) {
-          if (m[g]) {
-            group = g;
-            break;
+    plan.forEach(
+      slice,
+      ({ m, start: matchStart, text: match }) => {
+        let group = 0;
+        if (rule.secretGroup > 0) group = rule.secretGroup;
+        else {
+          for (let g = 1; g < m.length; g++) {
+            if (m[g]) {
+              group = g;
+              break;
+            }
           }
         }
-      }
-      const secret = m[group];
-      const span = m.indices?.[group];
-      if (!secret || !span) return;
-      const trimmed = secret.replace(/^\n+|\n+$/g, '');
-      if (trimmed === '') return;
-      if (rule.entropy > 0 && shannonEntropy(trimmed) <= rule.entropy) return;
-      const start = from + span[0] + secret.indexOf(trimmed);
-      const finding = { secret: trimmed, match, start };
-      if (this.#globalAllowlists.some((a) => allows(a, finding, file, lines))) return;
-      if (rule.allowlists.some((a) => allows(a, finding, file, lines))) return;
-      // Reported at the line where the match starts (a PEM block's BEGIN line), as gitleaks does.
-      out.push({ ruleId: rule.id, start, end: start + trimmed.length, secret: trimmed, line: from + matchStart });
-    });
+        const secret = m[group];
+        const span = m.indices?.[group];
+        if (!secret || !span) return;
+        const trimmed = secret.replace(/^\n+|\n+$/g, '');
+        if (trimmed === '') return;
+        if (rule.entropy > 0 && shannonEntropy(trimmed) <= rule.entropy) return;
+        const start = from + span[0] + secret.indexOf(trimmed);
+        const finding = { secret: trimmed, match, start };
+        if (this.#globalAllowlists.some((a) => allows(a, finding, file, lines))) return;
+        if (rule.allowlists.some((a) => allows(a, finding, file, lines))) return;
+        // Reported at the line where the match starts (a PEM block's BEGIN line), as gitleaks does.
+        out.push({ ruleId: rule.id, start, end: start + trimmed.length, secret: trimmed, line: from + matchStart });
+      },
+      searchFrom,
+    );
   }
 }
 
