@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RULES } from './default-rules.ts';
 import { KeywordPrefilter } from './keyword-prefilter.ts';
-import { MatchPlan } from './match-plan.ts';
+import { leadingLiterals, MatchPlan } from './match-plan.ts';
 
 function hits(keywords: string[], text: string): Array<[string, number]> {
   const pf = new KeywordPrefilter(keywords);
@@ -95,5 +95,31 @@ describe('MatchPlan', () => {
       }
       for (const p of patterns) expect(planned(p, input)).toEqual(reference(p, input));
     }
+  });
+});
+
+describe('leadingLiterals', () => {
+  it.each<[string, string[] | undefined]>([
+    ['(?:key|token)=', ['key', 'token']],
+    ['(?:[kK][eE][yY]|(?:[Aa]pi|API))x', ['key', 'api', 'api']],
+    ['(?:passw(?:or)?d)', ['password', 'passwd']],
+    ['(?:a\\-b)', ['a-b']],
+    ['(?:key)?x', undefined],
+    ['(?:ke+y)', undefined],
+    ['(?:[a-z]ey)', undefined],
+    ['\\bghp_', undefined],
+    ['key', undefined],
+  ])('%s → %j', (source, expected) => {
+    const got = leadingLiterals(source);
+    expect(got === undefined ? undefined : [...got].sort()).toEqual(
+      expected === undefined ? undefined : [...expected].sort(),
+    );
+  });
+
+  it('marks a plan keyword-anchored only when every leading literal starts with a keyword', () => {
+    expect(new MatchPlan(/(?:key|token)=(\w+)/dg, ['key', 'token']).keywordAnchored).toBe(true);
+    expect(new MatchPlan(/(?:key|token)=(\w+)/dg, ['key']).keywordAnchored).toBe(false);
+    expect(new MatchPlan(/[\w.-]{0,50}?(?:key|token)=(\w+)/dg, ['key', 'token']).keywordAnchored).toBe(true);
+    expect(new MatchPlan(/x(?:key)/dg, ['key']).keywordAnchored).toBe(false);
   });
 });
