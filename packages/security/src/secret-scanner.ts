@@ -237,13 +237,7 @@ export class SecretScanner {
       }
     });
     out.sort((a, b) => a.start - b.start);
-    // As gitleaks does: a generic rule's finding that overlaps a specific rule's is the same
-    // secret reported twice, and the specific rule id is the more useful one.
-    return out.filter(
-      (f) =>
-        !f.ruleId.includes('generic') ||
-        !out.some((g) => !g.ruleId.includes('generic') && g.start < f.end && f.start < g.end),
-    );
+    return dropGenericDuplicates(out);
   }
 
   /** Merged, sorted windows around keyword hits. */
@@ -325,6 +319,32 @@ export class SecretScanner {
       searchFrom,
     );
   }
+}
+
+/**
+ * As gitleaks does: a generic rule's finding that overlaps a specific rule's is the same
+ * secret reported twice, and the specific rule id is the more useful one. `sorted` is
+ * ordered by start; O(n log n), since a hostile input can produce very many findings.
+ */
+function dropGenericDuplicates(sorted: Detection[]): Detection[] {
+  const specific = sorted.filter((d) => !d.ruleId.includes('generic'));
+  if (specific.length === 0 || specific.length === sorted.length) return sorted;
+  const starts = specific.map((d) => d.start);
+  // Longest reach of any specific finding starting at or before index i.
+  const reach: number[] = [];
+  for (const d of specific) reach.push(Math.max(reach[reach.length - 1] ?? 0, d.end));
+  return sorted.filter((f) => {
+    if (!f.ruleId.includes('generic')) return true;
+    // Last specific finding starting before f ends: overlap iff anything up to it reaches past f.start.
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! < f.end) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 || reach[lo - 1]! <= f.start;
+  });
 }
 
 /** An allowlist whose only checks are paths can be decided before scanning the file. */
