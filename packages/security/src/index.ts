@@ -1,6 +1,6 @@
-export * from './git-hardening.ts';
 export * from './default-rules.ts';
 export * from './dot-git-name.ts';
+export * from './git-hardening.ts';
 export * from './gitignore-matcher.ts';
 export * from './gitleaks-config.ts';
 export * from './go-regex.ts';
