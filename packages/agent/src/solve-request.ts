@@ -296,8 +296,9 @@ async function applyBlocks(answer: string, context: ToolContext): Promise<string
   if (problems.length > 0) return problems.map((p) => `line ${p.line}: ${p.message}`).join('\n');
   if (blocks.length === 0) return 'the answer contains no file blocks';
   try {
-    const applied = await applyFileBlocks(context.root, blocks, context.guard);
-    for (const a of applied) await context.onWrite?.(a.path, a.action === 'deleted' ? null : '');
+    // The write hooks (secret scan, lint baseline) run before anything is written, like the tools'.
+    for (const b of blocks) await context.onWrite?.(b.path, b.kind === 'write' ? b.content : null);
+    await applyFileBlocks(context.root, blocks, context.guard);
     return undefined;
   } catch (err) {
     if (isPullwrightError(err)) return err.message;

@@ -60,6 +60,8 @@ export const EnvSchema = z
     SANDBOX: z.enum(['auto', 'bubblewrap', 'docker', 'process']).default('auto'),
     /** Image for SANDBOX=docker: it must hold the toolchains the repositories' checks need. */
     SANDBOX_DOCKER_IMAGE: z.string().min(1).default('node:22-bookworm-slim'),
+    /** A gitleaks-format TOML file of extra secret rules (a team's own, or `[extend] useDefault = true`). */
+    SECRET_RULES_FILE: optionalText,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Operations one worker process runs at once. Each holds a worktree and a sandbox. */
     WORKER_CONCURRENCY: positiveInt(2),
@@ -122,6 +124,7 @@ export interface Config {
   dataDir: string;
   workspaceDir: string;
   sandbox: { kind: Env['SANDBOX']; dockerImage: string };
+  secretRulesFile: string | undefined;
   logLevel: Env['LOG_LEVEL'];
   workerConcurrency: number;
   checkTimeoutMs: number;
@@ -177,6 +180,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     workspaceDir: path.resolve(env.WORKSPACE_DIR ?? path.join(dataDir, 'workspace')),
     sandbox: { kind: env.SANDBOX, dockerImage: env.SANDBOX_DOCKER_IMAGE },
+    secretRulesFile: env.SECRET_RULES_FILE,
     logLevel: env.LOG_LEVEL,
     workerConcurrency: env.WORKER_CONCURRENCY,
     checkTimeoutMs: env.CHECK_TIMEOUT_MS,

@@ -8,3 +8,4 @@ export * from './red-green.ts';
 export * from './repo-checks.ts';
 export * from './run-operation.ts';
 export * from './runtime.ts';
+export * from './secret-gate.ts';

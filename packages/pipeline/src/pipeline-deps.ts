@@ -3,7 +3,7 @@ import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { CommandRunner } from '@pullwright/sandbox';
-import type { Redactor } from '@pullwright/security';
+import type { Redactor, SecretScanner } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
 import type { BaselineChecks } from './baseline-checks.ts';
 
@@ -17,6 +17,7 @@ export interface PipelineDeps {
   forge: Forge;
   runner: CommandRunner;
   redactor: Redactor;
+  scanner: SecretScanner;
   logger: Logger;
   /** A fresh provider per operation (the replay provider keeps its place in the transcript). */
   createProvider: (op: Operation) => ModelProvider;

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -14,12 +13,13 @@ import {
   truncateOutput,
 } from '@pullwright/agent';
 import { branchNameFor, type Checkpoint, FINAL_STATUSES, isPullwrightError, type Operation } from '@pullwright/core';
-import { PathGuard } from '@pullwright/security';
+import { PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { redGreenEvidence } from './red-green.ts';
 import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
+import { checkWrite, describeFinding } from './secret-gate.ts';
 
 /** Ends the pipeline with a final status; thrown by steps, caught once in `runOperation`. */
 class StopOperation extends Error {
@@ -190,7 +190,11 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
         root: ws.dir,
         guard,
         checks,
-        onWrite: async (rel) => lint?.beforeWrite(rel, existsSync(path.join(ws.dir, rel))),
+        onWrite: async (rel, content) => {
+          const before = await readFile(await guard.resolveForWrite(rel), 'utf8').catch(() => undefined);
+          if (content !== null) checkWrite(deps.scanner, rel, before, content);
+          await lint?.beforeWrite(rel, before !== undefined);
+        },
         ...(lint ? { lintFile: (rel: string) => lint.afterWrite(rel) } : {}),
       },
       baseline,
@@ -231,7 +235,7 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
     op = await store.patch(
       opId,
       {
-        ...(result.plan ? { plan: result.plan } : {}),
+        ...(result.plan ? { plan: redactor.redactValue(result.plan) } : {}),
         ...(result.review ? { review: redactor.redactValue(result.review) } : {}),
         summary,
       },
@@ -275,6 +279,25 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
     { type: 'step', data: { step: 'verify', state: 'finished', passed: blocking.length === 0 } },
   );
   if (blocking[0]) throw new StopOperation('failed', checkFailureText(blocking[0], redactor));
+
+  // gate: the whole diff is scanned for secrets; a finding or a scanner failure blocks the commit
+  let findings: SecretFinding[];
+  try {
+    findings = deps.scanner.scanDiff(await workspace.diff(ws.dir, baseSha));
+  } catch (err) {
+    throw new StopOperation('failed', `commit blocked: ${(err as Error).message}`);
+  }
+  op = await store.patch(
+    opId,
+    { findings },
+    { type: 'step', data: { step: 'secret_scan', findings: findings.length } },
+  );
+  if (findings.length > 0) {
+    throw new StopOperation(
+      'failed',
+      `commit blocked: the change adds ${findings.length} secret(s): ${findings.map(describeFinding).join('; ')}`,
+    );
+  }
 
   if (op.type === 'debug') {
     const evidence = await redGreenEvidence({
