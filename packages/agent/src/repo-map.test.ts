@@ -17,7 +17,7 @@ describe('repo map', () => {
     [
       'a.ts',
       'export async function load() {}\nexport class Store {}\nconst hidden = 1;\nexport type Id = string;\nfunction helper() {}',
-      ['load', 'Store', 'Id', 'helper'],
+      ['Decl', 'load', 'Store', 'Id', 'helper'],
     ],
     ['a.py', 'def main():\n    pass\nclass Parser:\n    def inner(self): pass\n', ['main', 'Parser']],
     ['a.go', 'func (s *Server) Start() {}\nfunc main() {}\ntype Config struct{}', ['Start', 'main', 'Config']],

@@ -5,7 +5,7 @@ import { listRepoFiles } from './tools/search.ts';
 /** Top-level declarations per language: enough to know where things are, not what they do. */
 const SYMBOL_PATTERNS: Record<string, RegExp[]> = {
   js: [
-    /^export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm,
+    /^export\s+(?:default\s+)?(?:declare\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm,
     /^(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)/gm,
     /^class\s+([A-Za-z_$][\w$]*)/gm,
   ],
@@ -95,6 +95,12 @@ export async function buildRepoMap(root: string, budgetTokens = 2000): Promise<s
     }
     entries.push({ file, symbols });
   }
+  // A directory's own files first, then its subdirectories: one header per directory.
+  entries.sort((a, b) => {
+    const da = path.posix.dirname(a.file);
+    const db = path.posix.dirname(b.file);
+    return da === db ? a.file.localeCompare(b.file) : da.localeCompare(db);
+  });
   const collapsed = new Set<string>();
   let map = render(entries, collapsed);
   // Drop symbols from the heaviest files first: they cost the most and say the least per token.
