@@ -16,7 +16,7 @@ describe('repo map', () => {
   it.each([
     [
       'a.ts',
-      'export async function load() {}\nexport class Store {}\nconst hidden = 1;\nexport type Id = string;\nfunction helper() {}',
+      'export declare class Decl {}\nexport async function load() {}\nexport class Store {}\nconst hidden = 1;\nexport type Id = string;\nfunction helper() {}',
       ['Decl', 'load', 'Store', 'Id', 'helper'],
     ],
     ['a.py', 'def main():\n    pass\nclass Parser:\n    def inner(self): pass\n', ['main', 'Parser']],
