@@ -49,9 +49,13 @@ export function detectRepoCommands(root: string): RepoCommands {
   if (existsSync(configFile)) {
     const parsed = RepoConfigFile.safeParse(parseYaml(readFileSync(configFile, 'utf8')) ?? {});
     if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({
+        field: ['.pullwright.yml', ...i.path].join('.'),
+        reason: i.message,
+      }));
       throw new ValidationError(
-        '.pullwright.yml is invalid',
-        parsed.error.issues.map((i) => ({ field: ['.pullwright.yml', ...i.path].join('.'), reason: i.message })),
+        `.pullwright.yml is invalid: ${issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}`,
+        issues,
       );
     }
     config = parsed.data;

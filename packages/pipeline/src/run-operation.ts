@@ -13,6 +13,7 @@ import {
   truncateOutput,
 } from '@pullwright/agent';
 import { branchNameFor, type Checkpoint, FINAL_STATUSES, isPullwrightError, type Operation } from '@pullwright/core';
+import { CommandPolicy } from '@pullwright/sandbox';
 import { PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
@@ -115,6 +116,19 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
       'failed',
       'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
     );
+  }
+  // Servers and watchers never run, even when the repository's config names them as checks.
+  const policy = new CommandPolicy({
+    checks: [...Object.entries(commands.checks), ...(commands.install ? [['install', commands.install]] : [])].map(
+      ([name, command]) => ({ name: name!, command: command! }),
+    ),
+  });
+  for (const [name, command] of Object.entries(commands.checks)) {
+    try {
+      policy.check(command);
+    } catch (err) {
+      throw new StopOperation('failed', `check "${name}" cannot run: ${(err as Error).message}`);
+    }
   }
   const checkEvents = (run: CheckRun) =>
     events
