@@ -1,2 +1,6 @@
 export * from './forge.ts';
+export * from './github-api-base-url.ts';
+export * from './github-forge.ts';
+export * from './github-installation-tokens.ts';
+export * from './github-private-key.ts';
 export * from './local-forge.ts';
