@@ -35,6 +35,29 @@ const REVISION = ReplayTranscript.parse({
   ],
 });
 
+/** A revision that breaks the tests: it must never reach the branch. */
+const BREAKING = ReplayTranscript.parse({
+  model: 'replay:revise-breaks',
+  turns: [
+    {
+      content: [
+        {
+          type: 'tool_use',
+          name: 'edit_file',
+          input: {
+            path: 'src/slugify.js',
+            oldText: "  return title.trim().toLowerCase().split(/\\s+/).join('-');",
+            newText: "  return '';",
+          },
+        },
+      ],
+    },
+    {
+      content: [{ type: 'text', text: 'Done. {"replies":[{"comment":"C1","outcome":"fixed","note":"Simplified."}]}' }],
+    },
+  ],
+});
+
 describe('GitHub App flow against a GHES-style server', () => {
   let gh: FakeGitHub;
   let sys: GitHubTestSystem;
@@ -265,5 +288,24 @@ describe('GitHub App flow against a GHES-style server', () => {
     const final = await sys.runtime.store.get(op.id);
     expect(final).toMatchObject({ status: 'merged', approval: { by: 'maria', source: 'github' } });
     expect(await jobs()).toBe(counts);
+  });
+
+  it('a /pullwright comment from a collaborator revises; a revision that breaks the checks leaves the branch as it was', async () => {
+    const op = await openOperation();
+    const number = op.pullRequest!.number;
+    const before = op.pullRequest!.headSha;
+    sys.runtime.createProvider = () => new ReplayProvider(BREAKING);
+
+    const comment = await gh.addIssueComment(repo, number, { user: 'maria', body: '/pullwright simplify slugify' });
+    expect(JSON.parse(comment.response).outcome).toBe('revision queued');
+    const back = await until(op.id, (o) => o.status === 'awaiting_approval' && o.version > op.version + 2);
+    expect(back.pullRequest!.headSha).toBe(before);
+    expect(await gh.branchSha(repo, op.branch!)).toBe(before);
+    const failure = (await sys.runtime.events.list(op.id)).filter((e) => e.type === 'status').at(-1);
+    expect(failure?.data).toMatchObject({ to: 'awaiting_approval', revision: comment.id });
+    expect(String(failure?.data.revisionFailed)).toMatch(/^check "test" failed after the changes/);
+    const tracking = gh.issueComments(repo, number).filter((c) => c.user === gh.botLogin);
+    expect(tracking).toHaveLength(1);
+    expect(tracking[0]!.body).toContain('could not be completed; the branch is unchanged');
   });
 });

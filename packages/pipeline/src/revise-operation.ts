@@ -388,7 +388,7 @@ export function revisionTask(op: Operation, feedback: ReviewFeedback[]): string 
 
 /** Reads the model's reply block; a comment it did not answer gets "fixed" only if it was about the code. */
 export function parseReplies(finalText: string, feedback: ReviewFeedback[]): RevisionReply[] {
-  const blocks = [...finalText.matchAll(/\{[\s\S]*"replies"[\s\S]*\}/g)].map((m) => m[0]);
+  const blocks = [...finalText.matchAll(/\{\s*"replies"/g)].map((m) => balancedObject(finalText, m.index));
   let parsed: z.infer<typeof ModelReplies> | undefined;
   for (const block of blocks.reverse()) {
     try {
@@ -407,6 +407,22 @@ export function parseReplies(finalText: string, feedback: ReviewFeedback[]): Rev
       ? { feedback: f, outcome: answer.outcome, note: answer.note }
       : { feedback: f, outcome: 'fixed', note: '' };
   });
+}
+
+/** The JSON object starting at `start`, up to its matching brace (strings respected), or the rest of the text. */
+function balancedObject(text: string, start: number): string {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return text.slice(start, i + 1);
+  }
+  return text.slice(start);
 }
 
 function replyText(reply: RevisionReply, sha: string): string {
