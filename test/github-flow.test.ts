@@ -1,5 +1,6 @@
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
+import { reviseOperation } from '@pullwright/pipeline';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GitHubTestSystem, startGitHubTestSystem } from './support/fake-github/github-test-system.ts';
 import { FakeGitHub } from './support/fake-github.ts';
@@ -196,6 +197,13 @@ describe('GitHub App flow against a GHES-style server', () => {
     expect(tracking).toHaveLength(1);
     expect(tracking[0]!.body).toContain('| Comment | Reply |');
     expect(tracking[0]!.body).toContain(`Fixed in ${after.slice(0, 7)}`);
+
+    // The same request again (a retried job) neither commits nor replies twice.
+    const eventsBefore = (await sys.runtime.events.list(op.id)).length;
+    await reviseOperation({ opId: op.id, requestId: review.id, reviewId: 1 }, sys.runtime);
+    expect((await sys.runtime.events.list(op.id)).length).toBe(eventsBefore);
+    expect(await gh.branchSha(repo, op.branch!)).toBe(after);
+    expect(gh.reviewComments(repo, number).filter((c) => c.inReplyTo)).toHaveLength(2);
 
     // An approval of the commit before the revision binds to nothing.
     const stale = await gh.submitReview(repo, number, { user: 'maria', state: 'APPROVED', commitId: before });

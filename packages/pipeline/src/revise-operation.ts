@@ -107,6 +107,10 @@ export async function reviseOperation(payload: ReviseJobPayload, deps: PipelineD
     log.info({ status: op.status }, 'revision ignored: the operation is over');
     return op;
   }
+  if (op.status !== 'running' && (await revisionPushed(deps, op.id, job.requestId))) {
+    log.info({ status: op.status }, 'revision already done');
+    return op;
+  }
   if (op.status === 'approved') op = await invalidateApproval(store, op.id, 'changes requested after approval');
   if (op.status === 'awaiting_approval') {
     op = await store.transition(op.id, 'running', {}, { step: 'revise', revision: job.requestId });
@@ -142,7 +146,20 @@ export async function reviseOperation(payload: ReviseJobPayload, deps: PipelineD
         )
         .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
     }
-    return store.transition(op.id, 'awaiting_approval', {}, { revision: job.requestId, revisionFailed: reason });
+    // Someone may have pushed meanwhile (that is one way a revision fails): approvals bind to the real head.
+    const head = current.pullRequest
+      ? await deps.forge.getPullRequest(current.repo, current.pullRequest.number).then(
+          (pr) => pr.headSha,
+          () => undefined,
+        )
+      : undefined;
+    const moved = head && current.pullRequest && head !== current.pullRequest.headSha;
+    return store.transition(
+      op.id,
+      'awaiting_approval',
+      moved ? { headSha: head, pullRequest: { ...current.pullRequest!, headSha: head } } : {},
+      { revision: job.requestId, revisionFailed: reason, ...(moved ? { headSha: head } : {}) },
+    );
   } finally {
     if (finished) {
       await deps.workspace.remove(op.id, op.repo).catch((err) => log.warn({ err }, 'worktree cleanup failed'));
@@ -352,6 +369,13 @@ async function collectFeedback(
   });
 }
 
+/** The event recording that this request's revision was pushed (and its replies decided). */
+async function revisionPushed(deps: PipelineDeps, id: string, requestId: string) {
+  return (await deps.events.list(id))
+    .filter((e) => e.type === 'revision' && e.data.requestId === requestId && e.data.state === 'pushed')
+    .at(-1);
+}
+
 /**
  * A retried job must not revise twice: the pushed event (with the replies it decided), or
  * the trailer on the branch head when the crash came between push and event, says it is done.
@@ -363,9 +387,7 @@ async function alreadyPushed(
   remoteHead: string,
   git: ReturnType<typeof gitClient>,
 ): Promise<{ replies?: { id: number; kind: string; outcome: Outcome; note: string }[] } | undefined> {
-  const event = (await deps.events.list(id))
-    .filter((e) => e.type === 'revision' && e.data.requestId === requestId && e.data.state === 'pushed')
-    .at(-1);
+  const event = await revisionPushed(deps, id, requestId);
   if (event) return { replies: event.data.replies as { id: number; kind: string; outcome: Outcome; note: string }[] };
   const message = await git.raw(['log', '-1', '--format=%B', remoteHead]);
   return message.includes(`Pullwright-Revision: ${requestId}`) ? {} : undefined;
