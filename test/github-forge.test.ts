@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { createLogger, type Logger } from '@pullwright/core';
+import { createLogger, type Logger, loadConfig } from '@pullwright/core';
 import { GitHubForge, githubApiBaseUrl, INSTALLATION_TOKEN_PERMISSIONS, readGitHubPrivateKey } from '@pullwright/forge';
 import { gitClient, WorkspaceManager } from '@pullwright/workspace';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -230,6 +230,12 @@ describe('GitHub settings', () => {
     expect(githubApiBaseUrl('https://ghe.example.com/')).toBe('https://ghe.example.com/api/v3');
     const forge = new GitHubForge({ url: 'https://ghe.example.com', appId: '1', privateKey: 'k'.repeat(10) });
     expect(forge.cloneUrl('acme/app')).toBe('https://ghe.example.com/acme/app.git');
+  });
+
+  it('opens ready pull requests unless GITHUB_PR_DRAFT says drafts', () => {
+    expect(loadConfig({}).github.draftPullRequests).toBe(false);
+    expect(loadConfig({ GITHUB_PR_DRAFT: 'true' }).github.draftPullRequests).toBe(true);
+    expect(() => loadConfig({ GITHUB_PR_DRAFT: 'yes' })).toThrow(/GITHUB_PR_DRAFT/);
   });
 
   it('reads the app key as PEM text, PEM with literal \\n, or a file path', async () => {
