@@ -6,6 +6,7 @@ import type { Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import { bearerAuth } from './bearer-auth.ts';
+import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { operationsRouter } from './operations-router.ts';
 import { validate } from './validate.ts';
@@ -25,6 +26,13 @@ export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // Before the JSON parser: the webhook signature covers the raw body.
+  if (config.github.webhookSecret) {
+    app.use(
+      '/github/webhooks',
+      githubWebhooksRouter({ ...deps, keyPrefix: config.redisPrefix, secret: config.github.webhookSecret }),
+    );
+  }
   app.use(express.json({ limit: '256kb' }));
 
   app.get('/healthz', (_req, res) => {

@@ -1,5 +1,5 @@
-import { mergeOperation, type Runtime, runOperation } from '@pullwright/pipeline';
-import { CODE_OPERATIONS_QUEUE, MergeJob, RunJob } from '@pullwright/queue';
+import { mergeOperation, type Runtime, reviseOperation, runOperation } from '@pullwright/pipeline';
+import { CODE_OPERATIONS_QUEUE, MergeJob, ReviseJob, RunJob } from '@pullwright/queue';
 import { type Job, Worker } from 'bullmq';
 
 export interface RunningWorker {
@@ -24,6 +24,9 @@ export async function startWorker(runtime: Runtime): Promise<RunningWorker> {
           return;
         case 'merge':
           await mergeOperation(MergeJob.parse(job.data).opId, runtime);
+          return;
+        case 'revise':
+          await reviseOperation(ReviseJob.parse(job.data), runtime);
           return;
         default:
           logger.warn({ job: job.name, id: job.id }, 'unknown job name; dropped');

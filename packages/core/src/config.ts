@@ -47,6 +47,11 @@ export const EnvSchema = z
     /** PEM text or a path to the PEM file. */
     GITHUB_APP_PRIVATE_KEY: optionalText,
     GITHUB_WEBHOOK_SECRET: optionalText,
+    /** Open pull requests as drafts (true) or ready for review (false, the default). */
+    GITHUB_PR_DRAFT: z
+      .enum(['true', 'false', '1', '0'])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
     SLACK_SIGNING_SECRET: optionalText,
     SLACK_BOT_TOKEN: optionalText,
     SLACK_API_URL: optionalUrl,
@@ -118,6 +123,7 @@ export interface Config {
     appId: string | undefined;
     privateKey: string | undefined;
     webhookSecret: string | undefined;
+    draftPullRequests: boolean;
   };
   slack: { signingSecret: string | undefined; botToken: string | undefined; apiUrl: string | undefined };
   defaultRepo: string | undefined;
@@ -174,6 +180,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       appId: env.GITHUB_APP_ID,
       privateKey: env.GITHUB_APP_PRIVATE_KEY,
       webhookSecret: env.GITHUB_WEBHOOK_SECRET,
+      draftPullRequests: env.GITHUB_PR_DRAFT,
     },
     slack: { signingSecret: env.SLACK_SIGNING_SECRET, botToken: env.SLACK_BOT_TOKEN, apiUrl: env.SLACK_API_URL },
     defaultRepo: env.DEFAULT_REPO,

@@ -19,6 +19,18 @@ export interface OpenPullRequest {
   base: string;
   title: string;
   body: string;
+  /** Open as a draft; the forge's own default when omitted (GitHub: GITHUB_PR_DRAFT). */
+  draft?: boolean;
+}
+
+/** An inline review comment (or the body of a review) a revision must answer. */
+export interface ReviewComment {
+  id: number;
+  user: string;
+  body: string;
+  /** Absent for a review's body or a conversation comment: those have no thread to reply in. */
+  path?: string;
+  line?: number;
 }
 
 export interface MergeResult {
@@ -32,8 +44,14 @@ export interface Forge {
   cloneUrl(repo: string): string;
   /** Whether operations can target this repository at all (a 400 at request time beats a failed job). */
   repositoryExists(repo: string): Promise<boolean>;
-  /** Credentials for one operation's git traffic, or none (local forge). */
-  gitAuth(repo: string): Promise<GitAuth | undefined>;
+  /**
+   * Credentials for git traffic to `repo`, or none (local forge). Each `holder` (an
+   * operation id) gets its own, valid for at least 10 more minutes: call it again before a
+   * late push instead of keeping the first value for a long job.
+   */
+  gitAuth(repo: string, holder?: string): Promise<GitAuth | undefined>;
+  /** Ends the credentials `gitAuth` gave `holder` (GitHub: revokes the installation token). */
+  revokeToken(repo: string, holder?: string): Promise<void>;
   /** Opens a PR, or returns the open one for the same head branch (a retried job must not open a second). */
   openPullRequest(req: OpenPullRequest): Promise<PullRequest>;
   findOpenPullRequest(repo: string, head: string): Promise<PullRequest | undefined>;
@@ -47,4 +65,12 @@ export interface Forge {
   closePullRequest(repo: string, number: number): Promise<void>;
   /** Unified diff of the PR against its base (for the dashboard and risk scoring). */
   pullRequestDiff(repo: string, number: number): Promise<string>;
+  /** The one progress comment on a PR: created the first time, edited in place afterwards. */
+  upsertTrackingComment(repo: string, number: number, body: string): Promise<void>;
+  /** Inline review comments on a PR (replies excluded), or those of one review. */
+  listReviewComments(repo: string, number: number, reviewId?: number): Promise<ReviewComment[]>;
+  /** Answers an inline review comment in its own thread. */
+  replyToReviewComment(repo: string, number: number, commentId: number, body: string): Promise<void>;
+  /** Whether `user` may push to `repo` (admin, maintain or write): only they may steer an operation. */
+  hasWriteAccess(repo: string, user: string): Promise<boolean>;
 }

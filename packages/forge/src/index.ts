@@ -1,2 +1,10 @@
 export * from './forge.ts';
+export * from './github-api-base-url.ts';
+export * from './github-forge.ts';
+export {
+  DEFAULT_REFRESH_MARGIN_MS,
+  GitHubInstallationTokens,
+  INSTALLATION_TOKEN_PERMISSIONS,
+} from './github-installation-tokens.ts';
+export * from './github-private-key.ts';
 export * from './local-forge.ts';

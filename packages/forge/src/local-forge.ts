@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { NotFoundError, PullwrightError, RepoSlug } from '@pullwright/core';
 import { HARDENED_GIT_CONFIG } from '@pullwright/security';
 import type { Redis } from 'ioredis';
-import type { Forge, MergeResult, OpenPullRequest, PullRequest } from './forge.ts';
+import type { Forge, MergeResult, OpenPullRequest, PullRequest, ReviewComment } from './forge.ts';
 
 const run = promisify(execFile);
 
@@ -55,6 +55,8 @@ export class LocalForge implements Forge {
   async gitAuth(): Promise<undefined> {
     return undefined;
   }
+
+  async revokeToken(): Promise<void> {}
 
   hasRepository(repo: string): boolean {
     return existsSync(path.join(this.repoDir(repo), 'HEAD'));
@@ -224,6 +226,27 @@ export class LocalForge implements Forge {
       .set(this.#prKey(repo, number), JSON.stringify({ ...pr, state: 'closed' }))
       .hdel(this.#headIndexKey(repo), pr.head)
       .exec();
+  }
+
+  /** Kept on the PR's record in Redis; there is no conversation to post into. */
+  async upsertTrackingComment(repo: string, number: number, body: string): Promise<void> {
+    await this.options.redis.set(`${this.#prKey(repo, number)}:tracking`, body);
+  }
+
+  async trackingComment(repo: string, number: number): Promise<string | undefined> {
+    return (await this.options.redis.get(`${this.#prKey(repo, number)}:tracking`)) ?? undefined;
+  }
+
+  /** Local pull requests have no inline review: feedback arrives as instructions. */
+  async listReviewComments(): Promise<ReviewComment[]> {
+    return [];
+  }
+
+  async replyToReviewComment(): Promise<void> {}
+
+  /** The local forge has no accounts: whoever can reach the API may steer. */
+  async hasWriteAccess(): Promise<boolean> {
+    return true;
   }
 
   /** The PR's diff against its base, for the dashboard. */

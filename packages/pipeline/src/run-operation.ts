@@ -2,7 +2,6 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type BaselineCheck,
-  type BudgetLimits,
   BudgetTracker,
   buildRepoMap,
   type CheckRun,
@@ -16,6 +15,7 @@ import { branchNameFor, type Checkpoint, FINAL_STATUSES, isPullwrightError, type
 import { CommandPolicy } from '@pullwright/sandbox';
 import { PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
+import { budgetLimits, toCheckResults, usageRecorder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { redGreenEvidence } from './red-green.ts';
@@ -228,22 +228,7 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
       },
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
       onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
-      onUsage: async (u, costUsd) => {
-        await store.update(
-          opId,
-          (cur) => ({
-            ...cur,
-            usage: {
-              inputTokens: cur.usage.inputTokens + u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens,
-              outputTokens: cur.usage.outputTokens + u.outputTokens,
-              costUsd: cur.usage.costUsd + costUsd,
-              wallTimeMs: budget.spent.wallMs,
-              modelCalls: cur.usage.modelCalls + 1,
-            },
-          }),
-          { type: 'usage', data: { ...u, costUsd } },
-        );
-      },
+      onUsage: usageRecorder(store, op, budget),
     });
     summary = redactor.redact(result.summary);
     op = await store.patch(
@@ -277,16 +262,7 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
   const blocking = finalChecks.filter(
     (c) => newFailuresOf(c, baseline[c.name]) || ((op.type === 'fix' || op.type === 'debug') && !c.passed),
   );
-  const checkResults = finalChecks.map((r) => ({
-    name: r.name,
-    command: r.command,
-    passed: r.passed,
-    exitCode: r.exitCode,
-    durationMs: r.durationMs,
-    output: redactor.redact(truncateOutput(r.output, 4000)),
-    failingTests: r.failingTests,
-    preExisting: !r.passed && !blocking.includes(r),
-  }));
+  const checkResults = toCheckResults(finalChecks, blocking, redactor);
   op = await store.patch(
     opId,
     { filesChanged, checks: checkResults, checkpoints: withCheckpoint(op, 'verified') },
@@ -359,17 +335,7 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
   );
 }
 
-/** Service defaults, tightened or loosened per request where the request says so. */
-function budgetLimits(defaults: BudgetLimits, overrides: Operation['budget']): BudgetLimits {
-  return {
-    turns: overrides?.turns ?? defaults.turns,
-    tokens: overrides?.tokens ?? defaults.tokens,
-    wallMs: overrides?.wallMs ?? defaults.wallMs,
-    costUsd: overrides?.costUsd ?? defaults.costUsd,
-  };
-}
-
-function checkFailureText(run: CheckRun, redactor: { redact(s: string): string }): string {
+export function checkFailureText(run: CheckRun, redactor: { redact(s: string): string }): string {
   const why = run.timedOut ? 'timed out' : `exited with ${run.exitCode}`;
   return `check "${run.name}" ${why}:\n${redactor.redact(truncateOutput(run.output.trim(), 4000))}`;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
-import { LocalForge } from '@pullwright/forge';
+import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
@@ -48,6 +48,21 @@ export function createSandbox(config: Config, logger: Logger): Promise<CommandRu
   });
 }
 
+/** The GitHub App forge; the key and every token it mints are fed to the Redactor first. */
+function createGitHubForge(config: Config, logger: Logger, redactor: Redactor): GitHubForge {
+  const { appId, privateKey } = config.github;
+  if (!appId || !privateKey)
+    throw new PullwrightError('config_invalid', 'FORGE=github needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY');
+  return new GitHubForge({
+    url: config.github.url,
+    appId,
+    privateKey: readGitHubPrivateKey(privateKey),
+    draft: config.github.draftPullRequests,
+    logger: logger.child({ forge: 'github' }),
+    onSecret: (value) => redactor.addSecret(value),
+  });
+}
+
 /** Builds the shared objects of one process (API, worker or both) from the configuration. */
 export async function createRuntime(
   config: Config,
@@ -55,8 +70,6 @@ export async function createRuntime(
   redactor = new Redactor({ secrets: configSecrets(config) }),
 ): Promise<Runtime> {
   if (!config.redisUrl) throw new PullwrightError('config_invalid', 'REDIS_URL is required');
-  if (config.forge !== 'local')
-    throw new PullwrightError('config_invalid', 'FORGE=github is not available in this build');
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
   const createProvider = createModelProviderFactory(config, logger);
   const runner = await createSandbox(config, logger);
@@ -65,6 +78,7 @@ export async function createRuntime(
       ? loadGitleaksConfigFile(config.secretRulesFile, { defaults: DEFAULT_RULES })
       : DEFAULT_RULES,
   });
+  const githubForge = config.forge === 'github' ? createGitHubForge(config, logger, redactor) : undefined;
   // Commands fail fast when Redis is away (the API answers 503) instead of queueing forever.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3000, lazyConnect: false });
   redis.on('error', (err) => logger.warn({ err: redactor.redact(err.message) }, 'redis connection error'));
@@ -74,12 +88,10 @@ export async function createRuntime(
   const events = new OperationEvents(redis, keys, scrub);
   const queue = new CodeQueue(redis, config.redisPrefix);
   const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
-  const localForge = new LocalForge({
-    root: path.join(config.dataDir, 'forge'),
-    redis,
-    keyPrefix: config.redisPrefix,
-    webUrl,
-  });
+  const localForge = githubForge
+    ? undefined
+    : new LocalForge({ root: path.join(config.dataDir, 'forge'), redis, keyPrefix: config.redisPrefix, webUrl });
+  const forge: Forge = githubForge ?? localForge!;
   return {
     config,
     redis,
@@ -88,7 +100,7 @@ export async function createRuntime(
     events,
     inbox: new OperationInbox(redis, keys),
     queue,
-    forge: localForge,
+    forge,
     localForge,
     workspace: new WorkspaceManager(config.workspaceDir, logger),
     runner,
@@ -105,6 +117,7 @@ export async function createRuntime(
     checkTimeoutMs: config.checkTimeoutMs,
     actions: new OperationActions(store, queue),
     async close() {
+      await githubForge?.close();
       await queue.close();
       redis.disconnect();
     },

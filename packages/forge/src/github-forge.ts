@@ -1,0 +1,333 @@
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/rest';
+import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
+import type { GitAuth } from '@pullwright/security';
+import type { Forge, MergeResult, OpenPullRequest, PullRequest, ReviewComment } from './forge.ts';
+import { githubApiBaseUrl } from './github-api-base-url.ts';
+import { forgeError, GitHubInstallationTokens, splitRepo, statusOf } from './github-installation-tokens.ts';
+
+/** Hidden in the tracking comment so we find our own comment again instead of posting another. */
+export const TRACKING_COMMENT_MARKER = '<!-- pullwright:tracking -->';
+
+/** Roles that can push: GitHub reports maintain as `write` in `permission`, so read `role_name` too. */
+const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
+
+export interface GitHubForgeOptions {
+  /** GITHUB_URL: https://github.com, or a GitHub Enterprise Server's web URL. */
+  url: string;
+  appId: string;
+  /** PEM text (see `readGitHubPrivateKey` for env values that are paths). */
+  privateKey: string;
+  /** Open pull requests as drafts (GITHUB_PR_DRAFT). Default false: ready for review. */
+  draft?: boolean;
+  logger?: Logger;
+  /** Every credential minted is handed here first, so the process Redactor masks it. */
+  onSecret?: (value: string) => void;
+  refreshMarginMs?: number;
+}
+
+type PullData = {
+  number: number;
+  html_url: string;
+  title: string;
+  body: string | null;
+  state: string;
+  merged?: boolean | null;
+  merged_at?: string | null;
+  merge_commit_sha: string | null;
+  head: { ref: string; sha: string };
+  base: { ref: string };
+};
+
+/**
+ * The forge on GitHub (or GHES) as a GitHub App. Every call for a repository uses an
+ * installation token scoped to that one repository and to contents, pull_requests and
+ * issues; git gets its own token per operation (`gitAuth(repo, opId)`), revoked when the
+ * operation is done. Tokens never appear in URLs, logs or error messages.
+ */
+export class GitHubForge implements Forge {
+  readonly name = 'github';
+  readonly baseUrl: string;
+  readonly tokens: GitHubInstallationTokens;
+  readonly #logger: Logger;
+  readonly #webUrl: string;
+  readonly #trackingComments = new Map<string, number>();
+
+  constructor(private readonly options: GitHubForgeOptions) {
+    this.#logger = options.logger ?? silentLogger();
+    this.#webUrl = options.url.replace(/\/+$/, '');
+    this.baseUrl = githubApiBaseUrl(this.#webUrl);
+    options.onSecret?.(options.privateKey);
+    const app = new Octokit({
+      baseUrl: this.baseUrl,
+      authStrategy: createAppAuth,
+      auth: { appId: options.appId, privateKey: options.privateKey },
+      log: this.#octokitLog(),
+    });
+    this.tokens = new GitHubInstallationTokens(app, {
+      ...(options.refreshMarginMs !== undefined ? { refreshMarginMs: options.refreshMarginMs } : {}),
+      ...(options.onSecret ? { onToken: options.onSecret } : {}),
+      logger: this.#logger,
+      revoke: async (token) => {
+        await this.#client(token).rest.apps.revokeInstallationAccessToken();
+      },
+    });
+  }
+
+  cloneUrl(repo: string): string {
+    return `${this.#webUrl}/${repo}.git`;
+  }
+
+  /** True when the app is installed on the repository (what matters for running an operation there). */
+  async repositoryExists(repo: string): Promise<boolean> {
+    return (await this.tokens.installationId(repo)) !== undefined;
+  }
+
+  async gitAuth(repo: string, holder = ''): Promise<GitAuth> {
+    return { username: 'x-access-token', token: await this.tokens.get(repo, holder) };
+  }
+
+  revokeToken(repo: string, holder = ''): Promise<void> {
+    return this.tokens.revoke(repo, holder);
+  }
+
+  async openPullRequest(req: OpenPullRequest): Promise<PullRequest> {
+    const existing = await this.findOpenPullRequest(req.repo, req.head);
+    if (existing) return existing;
+    const [owner, repo] = splitRepo(req.repo);
+    const api = await this.#api(req.repo);
+    try {
+      const { data } = await api.rest.pulls.create({
+        owner,
+        repo,
+        head: req.head,
+        base: req.base,
+        title: req.title,
+        body: req.body,
+        draft: req.draft ?? this.options.draft ?? false,
+      });
+      return toPullRequest(req.repo, data);
+    } catch (err) {
+      // Another worker opened it between our lookup and our create: use theirs.
+      if (statusOf(err) === 422) {
+        const again = await this.findOpenPullRequest(req.repo, req.head);
+        if (again) return again;
+      }
+      throw forgeError(`opening a pull request for ${req.head}`, err);
+    }
+  }
+
+  async findOpenPullRequest(repo: string, head: string): Promise<PullRequest | undefined> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      const { data } = await api.rest.pulls.list({ owner, repo: name, head: `${owner}:${head}`, state: 'open' });
+      const first = data[0];
+      return first ? toPullRequest(repo, first) : undefined;
+    } catch (err) {
+      throw forgeError(`listing pull requests of ${repo}`, err);
+    }
+  }
+
+  async getPullRequest(repo: string, number: number): Promise<PullRequest> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      const { data } = await api.rest.pulls.get({ owner, repo: name, pull_number: number });
+      return toPullRequest(repo, data);
+    } catch (err) {
+      throw forgeError(`reading pull request #${number}`, err);
+    }
+  }
+
+  /** GitHub checks `sha` against the head itself, atomically with the merge. */
+  async mergePullRequest(
+    repo: string,
+    number: number,
+    options: { expectedHeadSha: string; message: string },
+  ): Promise<MergeResult> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    const [title, ...rest] = options.message.split('\n');
+    try {
+      const { data } = await api.rest.pulls.merge({
+        owner,
+        repo: name,
+        pull_number: number,
+        sha: options.expectedHeadSha,
+        merge_method: 'merge',
+        commit_title: title ?? `Merge pull request #${number}`,
+        commit_message: rest.join('\n').trim(),
+      });
+      return { mergeSha: data.sha };
+    } catch (err) {
+      const status = statusOf(err);
+      if (status === 409) {
+        throw new PullwrightError(
+          'conflict',
+          `head moved: pull request #${number} is no longer at ${options.expectedHeadSha.slice(0, 12)}`,
+          { status },
+        );
+      }
+      if (status === 405) throw new PullwrightError('conflict', `pull request #${number} is not mergeable`, { status });
+      throw forgeError(`merging pull request #${number}`, err);
+    }
+  }
+
+  async closePullRequest(repo: string, number: number): Promise<void> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      await api.rest.pulls.update({ owner, repo: name, pull_number: number, state: 'closed' });
+    } catch (err) {
+      throw forgeError(`closing pull request #${number}`, err);
+    }
+  }
+
+  async pullRequestDiff(repo: string, number: number): Promise<string> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      const { data } = await api.rest.pulls.get({
+        owner,
+        repo: name,
+        pull_number: number,
+        mediaType: { format: 'diff' },
+      });
+      return data as unknown as string;
+    } catch (err) {
+      throw forgeError(`reading the diff of pull request #${number}`, err);
+    }
+  }
+
+  /**
+   * One comment per PR, found again by its marker among the comments our app wrote (a
+   * person quoting the marker does not make their comment ours), then edited in place.
+   */
+  async upsertTrackingComment(repo: string, number: number, body: string): Promise<void> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    const text = `${TRACKING_COMMENT_MARKER}\n${body}`;
+    const key = `${repo}#${number}`;
+    try {
+      const id = this.#trackingComments.get(key) ?? (await this.#findTrackingComment(api, owner, name, number));
+      if (id !== undefined) {
+        try {
+          await api.rest.issues.updateComment({ owner, repo: name, comment_id: id, body: text });
+          this.#trackingComments.set(key, id);
+          return;
+        } catch (err) {
+          // Deleted by someone: post a new one below.
+          if (statusOf(err) !== 404) throw err;
+        }
+      }
+      const { data } = await api.rest.issues.createComment({ owner, repo: name, issue_number: number, body: text });
+      this.#trackingComments.set(key, data.id);
+    } catch (err) {
+      throw forgeError(`updating the tracking comment on #${number}`, err);
+    }
+  }
+
+  async listReviewComments(repo: string, number: number, reviewId?: number): Promise<ReviewComment[]> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      const data =
+        reviewId === undefined
+          ? await api.paginate(api.rest.pulls.listReviewComments, { owner, repo: name, pull_number: number })
+          : await api.paginate(api.rest.pulls.listCommentsForReview, {
+              owner,
+              repo: name,
+              pull_number: number,
+              review_id: reviewId,
+            });
+      return data
+        .filter((c) => !('in_reply_to_id' in c && c.in_reply_to_id))
+        .map((c) => {
+          const line = ('line' in c ? c.line : undefined) ?? ('original_line' in c ? c.original_line : undefined);
+          return {
+            id: c.id,
+            user: c.user?.login ?? 'unknown',
+            body: c.body,
+            path: c.path,
+            ...(typeof line === 'number' ? { line } : {}),
+          };
+        });
+    } catch (err) {
+      throw forgeError(`listing review comments of #${number}`, err);
+    }
+  }
+
+  async replyToReviewComment(repo: string, number: number, commentId: number, body: string): Promise<void> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      await api.rest.pulls.createReplyForReviewComment({
+        owner,
+        repo: name,
+        pull_number: number,
+        comment_id: commentId,
+        body,
+      });
+    } catch (err) {
+      throw forgeError(`replying to review comment ${commentId}`, err);
+    }
+  }
+
+  async hasWriteAccess(repo: string, user: string): Promise<boolean> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      const { data } = await api.rest.repos.getCollaboratorPermissionLevel({ owner, repo: name, username: user });
+      return WRITE_ROLES.has(data.role_name) || WRITE_ROLES.has(data.permission);
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw forgeError(`reading ${user}'s permission on ${repo}`, err);
+    }
+  }
+
+  /** Revokes every token this process still holds. */
+  close(): Promise<void> {
+    return this.tokens.revokeAll();
+  }
+
+  async #findTrackingComment(api: Octokit, owner: string, repo: string, number: number): Promise<number | undefined> {
+    const comments = await api.paginate(api.rest.issues.listComments, { owner, repo, issue_number: number });
+    return comments.find((c) => c.user?.type === 'Bot' && c.body?.startsWith(TRACKING_COMMENT_MARKER))?.id;
+  }
+
+  /** A client for one repository's REST calls, with the process's own token for it. */
+  async #api(repo: string): Promise<Octokit> {
+    return this.#client(await this.tokens.get(repo));
+  }
+
+  #client(token: string): Octokit {
+    return new Octokit({ baseUrl: this.baseUrl, auth: token, log: this.#octokitLog() });
+  }
+
+  #octokitLog() {
+    const log = this.#logger;
+    return {
+      debug: (message: string) => log.debug({ octokit: true }, message),
+      info: (message: string) => log.debug({ octokit: true }, message),
+      warn: (message: string) => log.warn({ octokit: true }, message),
+      error: (message: string) => log.error({ octokit: true }, message),
+    };
+  }
+}
+
+function toPullRequest(repo: string, data: PullData): PullRequest {
+  const merged = data.merged === true || Boolean(data.merged_at);
+  return {
+    number: data.number,
+    url: data.html_url,
+    repo,
+    head: data.head.ref,
+    base: data.base.ref,
+    headSha: data.head.sha,
+    title: data.title,
+    body: data.body ?? '',
+    state: merged ? 'merged' : data.state === 'open' ? 'open' : 'closed',
+    ...(merged && data.merge_commit_sha ? { mergeSha: data.merge_commit_sha } : {}),
+  };
+}

@@ -1,0 +1,164 @@
+import type { Octokit } from '@octokit/rest';
+import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
+
+/**
+ * What a Pullwright token may do: push the branch (contents), open and merge the PR
+ * (pull_requests), write the tracking comment (issues). Nothing else: no workflows, no
+ * administration, and only the one repository the operation targets.
+ */
+export const INSTALLATION_TOKEN_PERMISSIONS = {
+  contents: 'write',
+  pull_requests: 'write',
+  issues: 'write',
+} as const;
+
+/**
+ * GitHub installation tokens live one hour. Refreshing with 10 minutes left covers a git
+ * push or a merge that starts just before expiry, with room for clock skew.
+ */
+export const DEFAULT_REFRESH_MARGIN_MS = 10 * 60_000;
+
+interface CachedToken {
+  token: string;
+  expiresAt: number;
+}
+
+export interface GitHubInstallationTokensOptions {
+  refreshMarginMs?: number;
+  /** Every minted token is handed here first, so the process Redactor masks it everywhere. */
+  onToken?: (token: string) => void;
+  logger?: Logger;
+  /** For revocation: a client that authenticates with the token it is given. */
+  revoke: (token: string) => Promise<void>;
+}
+
+/**
+ * Installation tokens scoped to one repository, one per holder (an operation, or the
+ * process itself for REST calls), cached until shortly before they expire and revoked
+ * when the holder is done. Minting is our own call (not auth-app's cache) so two holders
+ * never share a token: revoking one operation's token cannot break another's push.
+ */
+export class GitHubInstallationTokens {
+  readonly #installations = new Map<string, Promise<number>>();
+  readonly #tokens = new Map<string, Promise<CachedToken>>();
+  readonly #refreshMarginMs: number;
+  readonly #logger: Logger;
+
+  /** `app` authenticates as the app (JWT); auth-app signs its requests. */
+  constructor(
+    private readonly app: Octokit,
+    private readonly options: GitHubInstallationTokensOptions,
+  ) {
+    this.#refreshMarginMs = options.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS;
+    this.#logger = options.logger ?? silentLogger();
+  }
+
+  /** The installation that covers `repo`, or undefined when the app is not installed there. */
+  async installationId(repo: string): Promise<number | undefined> {
+    let pending = this.#installations.get(repo);
+    if (!pending) {
+      const [owner, name] = splitRepo(repo);
+      pending = this.app.rest.apps.getRepoInstallation({ owner, repo: name }).then((r) => r.data.id);
+      this.#installations.set(repo, pending);
+      // A miss is not cached: the app may be installed a minute later.
+      pending.catch(() => this.#installations.delete(repo));
+    }
+    try {
+      return await pending;
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw forgeError(`looking up the installation for ${repo}`, err);
+    }
+  }
+
+  /** A token for `repo` only, valid for at least the refresh margin. */
+  async get(repo: string, holder = ''): Promise<string> {
+    const key = `${repo}\0${holder}`;
+    const cached = this.#tokens.get(key);
+    if (cached) {
+      const entry = await cached.catch(() => undefined);
+      if (entry && entry.expiresAt - this.#refreshMarginMs > Date.now()) return entry.token;
+      // Only the caller that still sees the stale entry replaces it; concurrent callers share the new one.
+      if (this.#tokens.get(key) !== cached) return this.get(repo, holder);
+    }
+    const minting = this.#mint(repo);
+    this.#tokens.set(key, minting);
+    minting.catch(() => {
+      if (this.#tokens.get(key) === minting) this.#tokens.delete(key);
+    });
+    return (await minting).token;
+  }
+
+  /** Revokes the holder's token (if any) on GitHub and forgets it. Failures are logged, not thrown. */
+  async revoke(repo: string, holder = ''): Promise<void> {
+    const key = `${repo}\0${holder}`;
+    const cached = this.#tokens.get(key);
+    if (!cached) return;
+    this.#tokens.delete(key);
+    const entry = await cached.catch(() => undefined);
+    if (!entry) return;
+    try {
+      await this.options.revoke(entry.token);
+    } catch (err) {
+      // It expires within the hour anyway; a failed revoke must not fail the operation.
+      this.#logger.warn({ repo, status: statusOf(err) }, 'installation token revocation failed');
+    }
+  }
+
+  /** Revokes every token this process holds (shutdown). */
+  async revokeAll(): Promise<void> {
+    const keys = [...this.#tokens.keys()];
+    await Promise.all(
+      keys.map((k) => {
+        const [repo, holder] = k.split('\0') as [string, string];
+        return this.revoke(repo, holder);
+      }),
+    );
+  }
+
+  async #mint(repo: string): Promise<CachedToken> {
+    const installationId = await this.installationId(repo);
+    if (installationId === undefined) {
+      throw new PullwrightError('forge_failed', `the GitHub App is not installed on ${repo}`, { repo });
+    }
+    const [, name] = splitRepo(repo);
+    try {
+      const { data } = await this.app.request('POST /app/installations/{installation_id}/access_tokens', {
+        installation_id: installationId,
+        repositories: [name],
+        permissions: INSTALLATION_TOKEN_PERMISSIONS,
+      });
+      this.options.onToken?.(data.token);
+      this.#logger.debug({ repo, installationId, expiresAt: data.expires_at }, 'installation token minted');
+      return { token: data.token, expiresAt: Date.parse(data.expires_at) };
+    } catch (err) {
+      throw forgeError(`minting an installation token for ${repo}`, err);
+    }
+  }
+}
+
+export function splitRepo(repo: string): [string, string] {
+  const i = repo.indexOf('/');
+  return [repo.slice(0, i), repo.slice(i + 1)];
+}
+
+export function statusOf(err: unknown): number | undefined {
+  const status = (err as { status?: unknown })?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * A forge error that names what failed and GitHub's status and message, and nothing else:
+ * the Octokit error carries the request (headers, URL) and is deliberately not attached.
+ */
+export function forgeError(what: string, err: unknown): PullwrightError {
+  if (err instanceof PullwrightError) return err;
+  const status = statusOf(err);
+  const message = String((err as Error)?.message ?? err)
+    .split('\n')[0]!
+    .replace(/\b(?:token|bearer)\s+\S+/gi, '[redacted]')
+    .slice(0, 300);
+  return new PullwrightError('forge_failed', `GitHub: ${what} failed${status ? ` (${status})` : ''}: ${message}`, {
+    ...(status ? { status } : {}),
+  });
+}

@@ -1,0 +1,54 @@
+import type { BudgetLimits, BudgetTracker, CheckRun, ModelUsage } from '@pullwright/agent';
+import { truncateOutput } from '@pullwright/agent';
+import type { CheckResult, Operation } from '@pullwright/core';
+import type { OperationStore } from '@pullwright/queue';
+import type { Redactor } from '@pullwright/security';
+
+/** Service defaults, tightened or loosened per request where the request says so. */
+export function budgetLimits(defaults: BudgetLimits, overrides: Operation['budget']): BudgetLimits {
+  return {
+    turns: overrides?.turns ?? defaults.turns,
+    tokens: overrides?.tokens ?? defaults.tokens,
+    wallMs: overrides?.wallMs ?? defaults.wallMs,
+    costUsd: overrides?.costUsd ?? defaults.costUsd,
+  };
+}
+
+/**
+ * Adds one model call's tokens and cost to the operation, so dashboards and budgets stay
+ * current. Wall time is what this run has spent on top of what earlier runs (a revision) had.
+ */
+export function usageRecorder(store: OperationStore, op: Operation, budget: BudgetTracker) {
+  const opId = op.id;
+  const earlierWallMs = op.usage.wallTimeMs;
+  return async (u: ModelUsage, costUsd: number): Promise<void> => {
+    await store.update(
+      opId,
+      (cur) => ({
+        ...cur,
+        usage: {
+          inputTokens: cur.usage.inputTokens + u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens,
+          outputTokens: cur.usage.outputTokens + u.outputTokens,
+          costUsd: cur.usage.costUsd + costUsd,
+          wallTimeMs: earlierWallMs + budget.spent.wallMs,
+          modelCalls: cur.usage.modelCalls + 1,
+        },
+      }),
+      { type: 'usage', data: { ...u, costUsd } },
+    );
+  };
+}
+
+/** Check runs as stored on the operation: output trimmed and redacted, failures marked blocking or not. */
+export function toCheckResults(runs: CheckRun[], blocking: readonly CheckRun[], redactor: Redactor): CheckResult[] {
+  return runs.map((r) => ({
+    name: r.name,
+    command: r.command,
+    passed: r.passed,
+    exitCode: r.exitCode,
+    durationMs: r.durationMs,
+    output: redactor.redact(truncateOutput(r.output, 4000)),
+    failingTests: r.failingTests,
+    preExisting: !r.passed && !blocking.includes(r),
+  }));
+}

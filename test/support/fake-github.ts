@@ -1,0 +1,974 @@
+import { execFile } from 'node:child_process';
+import { createHmac, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
+import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { verifyAppJwt } from './fake-github/app-jwt.ts';
+import { PROTECT_DEFAULT_BRANCH_HOOK, serveGitCgi } from './fake-github/git-http-backend.ts';
+import {
+  deepMerge,
+  examplePayload,
+  type PayloadRepo,
+  pullRequestJson,
+  repositoryJson,
+  userJson,
+} from './fake-github/webhook-payloads.ts';
+
+const run = promisify(execFile);
+
+type Level = 'read' | 'write';
+type Permissions = Record<string, Level>;
+type Json = Record<string, unknown>;
+
+/** What the app was granted at installation; a token may ask for a subset, never more. */
+const APP_PERMISSIONS: Permissions = { contents: 'write', pull_requests: 'write', issues: 'write', metadata: 'read' };
+
+export interface TokenRequest {
+  installationId: number;
+  jwtIss: string;
+  repositories: string[] | undefined;
+  permissions: Permissions | undefined;
+}
+
+interface IssuedToken {
+  token: string;
+  installationId: number;
+  owner: string;
+  /** Repository names (not full names) the token may touch. */
+  repositories: string[];
+  permissions: Permissions;
+  expiresAt: number;
+  revoked: boolean;
+}
+
+export interface FakePull {
+  number: number;
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+  merged: boolean;
+  mergeCommitSha: string | null;
+  /** Frozen when the PR closes; live from the branch while open. */
+  closedHeadSha?: string;
+  author: string;
+}
+
+export interface FakeComment {
+  id: number;
+  user: string;
+  body: string;
+  createdAt: string;
+}
+
+export interface FakeReviewComment extends FakeComment {
+  reviewId: number | null;
+  path: string;
+  line: number;
+  commitId: string;
+  inReplyTo?: number;
+}
+
+export interface FakeReview {
+  id: number;
+  user: string;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+  body: string;
+  commitId: string;
+}
+
+interface FakeRepo {
+  owner: string;
+  name: string;
+  defaultBranch: string;
+  installationId: number | undefined;
+  collaborators: Map<string, 'admin' | 'write' | 'read'>;
+  pulls: Map<number, FakePull>;
+  nextNumber: number;
+  issueComments: Map<number, FakeComment[]>;
+  reviewComments: Map<number, FakeReviewComment[]>;
+  reviews: Map<number, FakeReview[]>;
+}
+
+export interface Delivery {
+  id: string;
+  event: string;
+  action: string;
+  status: number;
+  response: string;
+  payload: string;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A GitHub Enterprise Server for tests: REST under `/api/v3` for exactly the calls
+ * Pullwright makes (app JWT → installation tokens scoped by repository and permission,
+ * pulls, comments, review replies, collaborator permission, token revocation) and git
+ * smart HTTP through `git http-backend` that accepts only live installation tokens and
+ * refuses force pushes and deletions of the default branch. It also plays GitHub's side
+ * of webhooks: reviews, comments, merges and pushes are delivered signed to the app.
+ */
+export class FakeGitHub {
+  readonly appId = '4242';
+  readonly botLogin = 'pullwright[bot]';
+  readonly privateKeyPem: string;
+  readonly tokenRequests: TokenRequest[] = [];
+  /** Every REST call: method, path and how it authenticated. */
+  readonly calls: { method: string; path: string; auth: 'jwt' | 'token' | 'none' }[] = [];
+  readonly deliveries: Delivery[] = [];
+  url = '';
+  root = '';
+  tokenTtlMs = 60 * 60_000;
+  #publicKey: KeyObject;
+  #server: Server | undefined;
+  #repos = new Map<string, FakeRepo>();
+  #tokens = new Map<string, IssuedToken>();
+  #installations = new Map<string, number>();
+  #nextId = 1000;
+  #webhook: { url: string; secret: string } | undefined;
+  #pending = new Set<Promise<unknown>>();
+
+  constructor() {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    // PKCS#1, the format GitHub hands out when an app key is generated.
+    this.privateKeyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    this.#publicKey = createPublicKey(publicKey.export({ type: 'spki', format: 'pem' }));
+  }
+
+  async start(): Promise<this> {
+    this.root = await mkdtemp(path.join(os.tmpdir(), 'pw-fake-github-'));
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch((err: unknown) => {
+        const status = err instanceof HttpError ? err.status : 500;
+        if (!res.headersSent) this.#json(res, status, { message: (err as Error).message });
+        else res.end();
+      });
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
+    const address = this.#server.address();
+    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.settled();
+    await new Promise<void>((resolve) => {
+      this.#server?.closeAllConnections();
+      this.#server?.close(() => resolve());
+    });
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  get apiUrl(): string {
+    return `${this.url}/api/v3`;
+  }
+
+  /** Writes the app's private key to a file, for GITHUB_APP_PRIVATE_KEY given as a path. */
+  async writePrivateKey(dir: string): Promise<string> {
+    const file = path.join(dir, 'app.private-key.pem');
+    await writeFile(file, this.privateKeyPem, { mode: 0o600 });
+    return file;
+  }
+
+  /** Where GitHub would deliver this app's webhooks. */
+  setWebhook(url: string, secret: string): void {
+    this.#webhook = { url, secret };
+  }
+
+  /** Resolves once every webhook triggered by the server itself (merges, pushes) has been delivered. */
+  async settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  async createRepository(
+    fullName: string,
+    options: { files?: Record<string, string>; fromDir?: string; defaultBranch?: string; installed?: boolean } = {},
+  ): Promise<void> {
+    const [owner, name] = fullName.split('/') as [string, string];
+    const defaultBranch = options.defaultBranch ?? 'main';
+    const dir = this.repoDir(fullName);
+    await mkdir(dir, { recursive: true });
+    await git(dir, ['init', '--bare', `--initial-branch=${defaultBranch}`]);
+    await writeFile(path.join(dir, 'hooks', 'pre-receive'), PROTECT_DEFAULT_BRANCH_HOOK);
+    await chmod(path.join(dir, 'hooks', 'pre-receive'), 0o755);
+    const work = await mkdtemp(path.join(os.tmpdir(), 'pw-fake-seed-'));
+    try {
+      await git(work, ['init', `--initial-branch=${defaultBranch}`]);
+      if (options.fromDir) await cp(options.fromDir, work, { recursive: true });
+      for (const [file, content] of Object.entries(options.files ?? {})) {
+        await mkdir(path.dirname(path.join(work, file)), { recursive: true });
+        await writeFile(path.join(work, file), content);
+      }
+      await git(work, ['add', '--all']);
+      await git(work, ['commit', '-m', 'Initial commit']);
+      await git(work, ['push', dir, `${defaultBranch}:refs/heads/${defaultBranch}`]);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    let installationId: number | undefined;
+    if (options.installed !== false) {
+      installationId = this.#installations.get(owner) ?? this.#nextId++;
+      this.#installations.set(owner, installationId);
+    }
+    this.#repos.set(fullName, {
+      owner,
+      name,
+      defaultBranch,
+      installationId,
+      collaborators: new Map([[owner, 'admin']]),
+      pulls: new Map(),
+      nextNumber: 1,
+      issueComments: new Map(),
+      reviewComments: new Map(),
+      reviews: new Map(),
+    });
+  }
+
+  repoDir(fullName: string): string {
+    return path.join(this.root, `${fullName}.git`);
+  }
+
+  addCollaborator(fullName: string, login: string, permission: 'admin' | 'write' | 'read'): void {
+    this.#repo(fullName).collaborators.set(login, permission);
+  }
+
+  async branchSha(fullName: string, branch: string): Promise<string | undefined> {
+    const out = await git(this.repoDir(fullName), ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).catch(
+      () => '',
+    );
+    return out.trim() || undefined;
+  }
+
+  async showFile(fullName: string, ref: string, file: string): Promise<string> {
+    return git(this.repoDir(fullName), ['show', `${ref}:${file}`]);
+  }
+
+  async commitMessage(fullName: string, ref: string): Promise<string> {
+    return git(this.repoDir(fullName), ['log', '-1', '--format=%B', ref]);
+  }
+
+  pulls(fullName: string): FakePull[] {
+    return [...this.#repo(fullName).pulls.values()];
+  }
+
+  async headSha(fullName: string, pull: FakePull): Promise<string> {
+    return pull.closedHeadSha ?? (await this.branchSha(fullName, pull.head)) ?? '';
+  }
+
+  issueComments(fullName: string, number: number): FakeComment[] {
+    return this.#repo(fullName).issueComments.get(number) ?? [];
+  }
+
+  reviewComments(fullName: string, number: number): FakeReviewComment[] {
+    return this.#repo(fullName).reviewComments.get(number) ?? [];
+  }
+
+  /** Live, unrevoked tokens (for asserting revocation). */
+  liveTokens(): string[] {
+    return [...this.#tokens.values()].filter((t) => !t.revoked && t.expiresAt > Date.now()).map((t) => t.token);
+  }
+
+  allTokens(): string[] {
+    return [...this.#tokens.keys()];
+  }
+
+  // ---- a person's actions on GitHub, each delivered as its webhook ----
+
+  /** A reviewer submits a review (with inline comments); GitHub sends `pull_request_review.submitted`. */
+  async submitReview(
+    fullName: string,
+    number: number,
+    review: {
+      user: string;
+      state: FakeReview['state'];
+      body?: string;
+      commitId?: string;
+      comments?: { path: string; line: number; body: string }[];
+    },
+  ): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const pull = this.#pull(repo, number);
+    const commitId = review.commitId ?? (await this.headSha(fullName, pull));
+    const stored: FakeReview = {
+      id: this.#nextId++,
+      user: review.user,
+      state: review.state,
+      body: review.body ?? '',
+      commitId,
+    };
+    push(repo.reviews, number, stored);
+    for (const c of review.comments ?? []) {
+      push(repo.reviewComments, number, {
+        id: this.#nextId++,
+        reviewId: stored.id,
+        user: review.user,
+        body: c.body,
+        path: c.path,
+        line: c.line,
+        commitId,
+        createdAt: new Date().toISOString(),
+      });
+    }
+    const payload = deepMerge(examplePayload('pull_request_review', 'submitted'), {
+      review: {
+        id: stored.id,
+        user: userJson(review.user),
+        body: review.body ?? null,
+        commit_id: commitId,
+        state: review.state.toLowerCase(),
+        submitted_at: new Date().toISOString(),
+      },
+      pull_request: await this.#pullJson(repo, pull),
+      repository: repositoryJson(this.#payloadRepo(repo)),
+      sender: userJson(review.user),
+      installation: { id: repo.installationId ?? 0 },
+    });
+    return this.deliver('pull_request_review', payload);
+  }
+
+  /** A single inline comment outside a review submission; GitHub sends `pull_request_review_comment.created`. */
+  async addReviewComment(
+    fullName: string,
+    number: number,
+    comment: { user: string; path: string; line: number; body: string },
+  ): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const pull = this.#pull(repo, number);
+    const stored: FakeReviewComment = {
+      id: this.#nextId++,
+      reviewId: this.#nextId++,
+      ...comment,
+      commitId: await this.headSha(fullName, pull),
+      createdAt: new Date().toISOString(),
+    };
+    push(repo.reviewComments, number, stored);
+    const payload = deepMerge(examplePayload('pull_request_review_comment', 'created'), {
+      comment: this.#reviewCommentJson(repo, number, stored),
+      pull_request: await this.#pullJson(repo, pull),
+      repository: repositoryJson(this.#payloadRepo(repo)),
+      sender: userJson(comment.user),
+      installation: { id: repo.installationId ?? 0 },
+    });
+    return this.deliver('pull_request_review_comment', payload);
+  }
+
+  /** A conversation comment on the PR; GitHub sends `issue_comment.created` with `issue.pull_request` set. */
+  async addIssueComment(fullName: string, number: number, comment: { user: string; body: string }): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const pull = this.#pull(repo, number);
+    const stored: FakeComment = { id: this.#nextId++, ...comment, createdAt: new Date().toISOString() };
+    push(repo.issueComments, number, stored);
+    const payload = deepMerge(examplePayload('issue_comment', 'created'), {
+      issue: {
+        number,
+        title: pull.title,
+        state: pull.state,
+        user: userJson(pull.author, 'Bot'),
+        pull_request: { url: `${this.apiUrl}/repos/${fullName}/pulls/${number}` },
+      },
+      comment: this.#commentJson(repo, number, stored),
+      repository: repositoryJson(this.#payloadRepo(repo)),
+      sender: userJson(comment.user),
+      installation: { id: repo.installationId ?? 0 },
+    });
+    return this.deliver('issue_comment', payload);
+  }
+
+  /** Someone pushes a commit to a branch directly; open PRs on it get `pull_request.synchronize`. */
+  async commitToBranch(
+    fullName: string,
+    branch: string,
+    files: Record<string, string>,
+    options: { user?: string; message?: string } = {},
+  ): Promise<string> {
+    const dir = this.repoDir(fullName);
+    const work = await mkdtemp(path.join(os.tmpdir(), 'pw-fake-push-'));
+    const before = await this.#openHeads(fullName);
+    try {
+      await git(work, ['clone', '-q', '--branch', branch, dir, '.']);
+      for (const [file, content] of Object.entries(files)) {
+        await mkdir(path.dirname(path.join(work, file)), { recursive: true });
+        await writeFile(path.join(work, file), content);
+      }
+      await git(work, ['add', '--all']);
+      await git(work, ['commit', '-m', options.message ?? 'A commit from a person']);
+      await git(work, ['push', '-q', 'origin', branch]);
+      const sha = (await git(work, ['rev-parse', 'HEAD'])).trim();
+      await this.#emitSynchronize(fullName, before, options.user ?? 'someone');
+      return sha;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Signs and POSTs a webhook delivery the way GitHub does (X-Hub-Signature-256 over the raw body). */
+  async deliver(event: string, payload: Json, id: string = randomUUID()): Promise<Delivery> {
+    if (!this.#webhook) throw new Error('no webhook configured');
+    const body = JSON.stringify(payload);
+    return this.#post(event, String(payload.action ?? ''), body, id);
+  }
+
+  /** GitHub's "Redeliver" button: the same delivery id and body, signed again. */
+  async redeliver(id: string): Promise<Delivery> {
+    const first = this.deliveries.find((d) => d.id === id);
+    if (!first) throw new Error(`no delivery ${id}`);
+    return this.#post(first.event, first.action, first.payload, id);
+  }
+
+  signature(body: string): string {
+    return `sha256=${createHmac('sha256', this.#webhook?.secret ?? '')
+      .update(body)
+      .digest('hex')}`;
+  }
+
+  async #post(event: string, action: string, body: string, id: string): Promise<Delivery> {
+    const res = await fetch(this.#webhook!.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'GitHub-Hookshot/fake',
+        'x-github-event': event,
+        'x-github-delivery': id,
+        'x-github-hook-installation-target-type': 'integration',
+        'x-hub-signature-256': this.signature(body),
+      },
+      body,
+    });
+    const delivery = { id, event, action, status: res.status, response: await res.text(), payload: body };
+    this.deliveries.push(delivery);
+    return delivery;
+  }
+
+  #background(work: Promise<unknown>): void {
+    const tracked = work.catch(() => undefined).finally(() => this.#pending.delete(tracked));
+    this.#pending.add(tracked);
+  }
+
+  // ---- HTTP ----
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    if (url.pathname.startsWith('/api/v3/')) return this.#rest(req, res, url);
+    const gitPath = /^\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+?)\.git(\/.*)$/.exec(url.pathname);
+    if (gitPath) return this.#git(req, res, url, `${gitPath[1]}/${gitPath[2]}`);
+    throw new HttpError(404, 'Not Found');
+  }
+
+  async #git(req: IncomingMessage, res: ServerResponse, url: URL, fullName: string): Promise<void> {
+    const repo = this.#repos.get(fullName);
+    const write = url.searchParams.get('service') === 'git-receive-pack' || url.pathname.endsWith('/git-receive-pack');
+    const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
+    const password = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').slice(1).join(':') : '';
+    const token = this.#tokens.get(password);
+    if (!token || token.revoked || token.expiresAt <= Date.now()) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="GitHub"', 'content-type': 'text/plain' });
+      res.end('Invalid username or token.');
+      return;
+    }
+    if (!repo || !this.#covers(token, repo)) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('Repository not found.');
+      return;
+    }
+    const needed: Level = write ? 'write' : 'read';
+    if (!allows(token.permissions.contents, needed)) {
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      res.end(`Permission to ${fullName}.git denied to ${this.botLogin}.`);
+      return;
+    }
+    const before = write && req.method === 'POST' ? await this.#openHeads(fullName) : undefined;
+    await serveGitCgi(req, res, {
+      projectRoot: this.root,
+      pathInfo: url.pathname,
+      query: url.search.replace(/^\?/, ''),
+      remoteUser: this.botLogin,
+    });
+    if (before) this.#background(this.#emitSynchronize(fullName, before, this.botLogin));
+  }
+
+  async #rest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const route = url.pathname.slice('/api/v3'.length);
+    const method = req.method ?? 'GET';
+    const body = method === 'GET' || method === 'DELETE' ? {} : await readJson(req);
+    const credential = /^(?:token|bearer) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const isJwt = credential !== undefined && credential.split('.').length === 3;
+    this.calls.push({ method, path: route, auth: credential === undefined ? 'none' : isJwt ? 'jwt' : 'token' });
+
+    let m: RegExpExecArray | null;
+    m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(route);
+    if (m && method === 'POST') {
+      const iss = this.#requireJwt(credential);
+      return this.#json(res, 201, this.#mintToken(Number(m[1]), iss, body));
+    }
+    if (route === '/installation/token' && method === 'DELETE') {
+      const token = this.#requireToken(credential);
+      token.revoked = true;
+      res.writeHead(204).end();
+      return;
+    }
+    m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(route);
+    if (!m) throw new HttpError(404, 'Not Found');
+    const fullName = `${m[1]}/${m[2]}`;
+    const rest = m[3] ?? '';
+    if (rest === '/installation' && method === 'GET') {
+      this.#requireJwt(credential);
+      const repo = this.#repos.get(fullName);
+      if (!repo?.installationId) throw new HttpError(404, 'Not Found');
+      return this.#json(res, 200, {
+        id: repo.installationId,
+        app_id: Number(this.appId),
+        app_slug: 'pullwright',
+        account: userJson(repo.owner),
+        repository_selection: 'all',
+        permissions: APP_PERMISSIONS,
+      });
+    }
+    const repo = this.#repos.get(fullName);
+    const token = this.#requireToken(credential);
+    if (!repo || !this.#covers(token, repo)) throw new HttpError(404, 'Not Found');
+    const need = (permission: string, level: Level) => {
+      if (!allows(token.permissions[permission], level))
+        throw new HttpError(403, 'Resource not accessible by integration');
+    };
+
+    if (rest === '/pulls' && method === 'GET') {
+      need('pull_requests', 'read');
+      const state = url.searchParams.get('state') ?? 'open';
+      const head = url.searchParams.get('head');
+      const pulls = [...repo.pulls.values()].filter(
+        (p) => (state === 'all' || p.state === state) && (!head || `${repo.owner}:${p.head}` === head),
+      );
+      return this.#json(res, 200, await Promise.all(pulls.map((p) => this.#pullJson(repo, p))));
+    }
+    if (rest === '/pulls' && method === 'POST') {
+      need('pull_requests', 'write');
+      const { title, head, base, body: text, draft } = body as Record<string, unknown>;
+      if (typeof title !== 'string' || typeof head !== 'string' || typeof base !== 'string')
+        throw new HttpError(422, 'Validation Failed');
+      if (!(await this.branchSha(fullName, head)) || !(await this.branchSha(fullName, base)))
+        throw new HttpError(422, 'Validation Failed: head or base does not exist');
+      if ([...repo.pulls.values()].some((p) => p.state === 'open' && p.head === head))
+        throw new HttpError(422, `A pull request already exists for ${repo.owner}:${head}.`);
+      const pull: FakePull = {
+        number: repo.nextNumber++,
+        title,
+        body: typeof text === 'string' ? text : '',
+        head,
+        base,
+        draft: draft === true,
+        state: 'open',
+        merged: false,
+        mergeCommitSha: null,
+        author: this.botLogin,
+      };
+      repo.pulls.set(pull.number, pull);
+      return this.#json(res, 201, await this.#pullJson(repo, pull));
+    }
+    m = /^\/pulls\/(\d+)$/.exec(rest);
+    if (m) {
+      const pull = this.#pull(repo, Number(m[1]));
+      if (method === 'GET') {
+        need('pull_requests', 'read');
+        if (/diff/.test(req.headers.accept ?? '')) {
+          const head = await this.headSha(fullName, pull);
+          const base = pull.merged ? `${pull.mergeCommitSha}^1` : pull.base;
+          const diff = await git(this.repoDir(fullName), ['diff', '--no-color', `${base}...${head}`]);
+          res.writeHead(200, { 'content-type': 'application/vnd.github.diff; charset=utf-8' });
+          res.end(diff);
+          return;
+        }
+        return this.#json(res, 200, await this.#pullJson(repo, pull));
+      }
+      if (method === 'PATCH') {
+        need('pull_requests', 'write');
+        const patch = body as { state?: string; title?: string; body?: string };
+        if (patch.title) pull.title = patch.title;
+        if (typeof patch.body === 'string') pull.body = patch.body;
+        if (patch.state === 'closed' && pull.state === 'open') {
+          pull.closedHeadSha = await this.headSha(fullName, pull);
+          pull.state = 'closed';
+        }
+        return this.#json(res, 200, await this.#pullJson(repo, pull));
+      }
+    }
+    m = /^\/pulls\/(\d+)\/merge$/.exec(rest);
+    if (m && method === 'PUT') {
+      need('contents', 'write');
+      need('pull_requests', 'write');
+      const pull = this.#pull(repo, Number(m[1]));
+      return this.#json(res, 200, await this.#merge(repo, pull, body as Record<string, unknown>));
+    }
+    m = /^\/issues\/(\d+)\/comments$/.exec(rest);
+    if (m) {
+      const number = Number(m[1]);
+      if (method === 'GET') {
+        need('issues', 'read');
+        const list = repo.issueComments.get(number) ?? [];
+        return this.#json(
+          res,
+          200,
+          list.map((c) => this.#commentJson(repo, number, c)),
+        );
+      }
+      if (method === 'POST') {
+        need('issues', 'write');
+        this.#pull(repo, number);
+        const comment: FakeComment = {
+          id: this.#nextId++,
+          user: this.botLogin,
+          body: String((body as { body?: unknown }).body ?? ''),
+          createdAt: new Date().toISOString(),
+        };
+        push(repo.issueComments, number, comment);
+        return this.#json(res, 201, this.#commentJson(repo, number, comment));
+      }
+    }
+    m = /^\/issues\/comments\/(\d+)$/.exec(rest);
+    if (m && method === 'PATCH') {
+      need('issues', 'write');
+      const id = Number(m[1]);
+      for (const [number, list] of repo.issueComments) {
+        const comment = list.find((c) => c.id === id);
+        if (!comment) continue;
+        if (comment.user !== this.botLogin) throw new HttpError(403, 'Resource not accessible by integration');
+        comment.body = String((body as { body?: unknown }).body ?? '');
+        return this.#json(res, 200, this.#commentJson(repo, number, comment));
+      }
+      throw new HttpError(404, 'Not Found');
+    }
+    m = /^\/pulls\/(\d+)\/comments$/.exec(rest);
+    if (m && method === 'GET') {
+      need('pull_requests', 'read');
+      const number = Number(m[1]);
+      return this.#json(
+        res,
+        200,
+        (repo.reviewComments.get(number) ?? []).map((c) => this.#reviewCommentJson(repo, number, c)),
+      );
+    }
+    m = /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/.exec(rest);
+    if (m && method === 'GET') {
+      need('pull_requests', 'read');
+      const number = Number(m[1]);
+      const reviewId = Number(m[2]);
+      return this.#json(
+        res,
+        200,
+        (repo.reviewComments.get(number) ?? [])
+          .filter((c) => c.reviewId === reviewId)
+          .map((c) => this.#reviewCommentJson(repo, number, c)),
+      );
+    }
+    m = /^\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(rest);
+    if (m && method === 'POST') {
+      need('pull_requests', 'write');
+      const number = Number(m[1]);
+      const parent = (repo.reviewComments.get(number) ?? []).find((c) => c.id === Number(m![2]));
+      if (!parent) throw new HttpError(404, 'Not Found');
+      const reply: FakeReviewComment = {
+        id: this.#nextId++,
+        reviewId: this.#nextId++,
+        user: this.botLogin,
+        body: String((body as { body?: unknown }).body ?? ''),
+        path: parent.path,
+        line: parent.line,
+        commitId: parent.commitId,
+        inReplyTo: parent.inReplyTo ?? parent.id,
+        createdAt: new Date().toISOString(),
+      };
+      push(repo.reviewComments, number, reply);
+      return this.#json(res, 201, this.#reviewCommentJson(repo, number, reply));
+    }
+    m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
+    if (m && method === 'GET') {
+      need('metadata', 'read');
+      const login = decodeURIComponent(m[1]!);
+      // A public repository: everyone who is not a collaborator can read.
+      const permission = repo.collaborators.get(login) ?? 'read';
+      return this.#json(res, 200, { permission, role_name: permission, user: userJson(login) });
+    }
+    throw new HttpError(404, `Not Found: ${method} ${route}`);
+  }
+
+  #requireJwt(credential: string | undefined): string {
+    if (!credential) throw new HttpError(401, 'A JSON web token could not be decoded');
+    const result = verifyAppJwt(credential, this.#publicKey, this.appId);
+    if (!result.ok) throw new HttpError(401, `A JSON web token could not be decoded: ${result.reason}`);
+    return result.claims.iss;
+  }
+
+  #requireToken(credential: string | undefined): IssuedToken {
+    const token = credential ? this.#tokens.get(credential) : undefined;
+    if (!token || token.revoked || token.expiresAt <= Date.now()) throw new HttpError(401, 'Bad credentials');
+    return token;
+  }
+
+  #mintToken(installationId: number, iss: string, body: unknown): Json {
+    const req = body as { repositories?: string[]; permissions?: Permissions };
+    this.tokenRequests.push({
+      installationId,
+      jwtIss: iss,
+      repositories: req.repositories,
+      permissions: req.permissions,
+    });
+    const owner = [...this.#installations].find(([, id]) => id === installationId)?.[0];
+    if (!owner) throw new HttpError(404, 'Not Found');
+    const installed = [...this.#repos.values()].filter((r) => r.installationId === installationId).map((r) => r.name);
+    const repositories = req.repositories ?? installed;
+    for (const name of repositories) {
+      if (!installed.includes(name))
+        throw new HttpError(
+          422,
+          `There is at least one repository that does not exist or is not accessible to the parent installation.`,
+        );
+    }
+    // Like GitHub: metadata read comes with every token, whatever else was asked for.
+    const permissions: Permissions = { ...(req.permissions ?? APP_PERMISSIONS), metadata: 'read' };
+    for (const [name, level] of Object.entries(permissions)) {
+      if (!allows(APP_PERMISSIONS[name], level))
+        throw new HttpError(422, 'The permissions requested are not granted to this installation.');
+    }
+    const token: IssuedToken = {
+      // The shape of a real installation token, so pattern-based redaction is exercised too.
+      token: `ghs_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'x').slice(0, 36)}`,
+      installationId,
+      owner,
+      repositories,
+      permissions,
+      expiresAt: Date.now() + this.tokenTtlMs,
+      revoked: false,
+    };
+    this.#tokens.set(token.token, token);
+    return {
+      token: token.token,
+      expires_at: new Date(token.expiresAt).toISOString().replace(/\.\d+Z$/, 'Z'),
+      permissions,
+      repository_selection: req.repositories ? 'selected' : 'all',
+      repositories: repositories.map((name) => ({
+        id: this.#repoNumericId(owner, name),
+        name,
+        full_name: `${owner}/${name}`,
+      })),
+    };
+  }
+
+  #repoNumericId(owner: string, name: string): number {
+    return [...`${owner}/${name}`].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
+  }
+
+  #covers(token: IssuedToken, repo: FakeRepo): boolean {
+    return repo.installationId === token.installationId && token.repositories.includes(repo.name);
+  }
+
+  async #merge(
+    repo: FakeRepo,
+    pull: FakePull,
+    body: Record<string, unknown>,
+    options: { announce: boolean } = { announce: true },
+  ): Promise<Json> {
+    const fullName = `${repo.owner}/${repo.name}`;
+    if (pull.state !== 'open') throw new HttpError(405, 'Pull Request is not mergeable');
+    const head = await this.headSha(fullName, pull);
+    if (typeof body.sha === 'string' && body.sha !== head)
+      throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
+    const dir = this.repoDir(fullName);
+    const base = await this.branchSha(fullName, pull.base);
+    if (!base) throw new HttpError(422, 'Base branch is gone');
+    let tree: string;
+    try {
+      tree = (await git(dir, ['merge-tree', '--write-tree', base, head])).split('\n')[0]!.trim();
+    } catch {
+      throw new HttpError(405, 'Pull Request is not mergeable');
+    }
+    const title = typeof body.commit_title === 'string' ? body.commit_title : `Merge pull request #${pull.number}`;
+    const message = typeof body.commit_message === 'string' ? `${title}\n\n${body.commit_message}` : title;
+    const sha = (await git(dir, ['commit-tree', tree, '-p', base, '-p', head, '-m', message])).trim();
+    await git(dir, ['update-ref', `refs/heads/${pull.base}`, sha, base]);
+    Object.assign(pull, { state: 'closed', merged: true, mergeCommitSha: sha, closedHeadSha: head });
+    if (options.announce && this.#webhook) this.#background(this.#emitClosed(repo, pull, this.botLogin));
+    return { sha, merged: true, message: 'Pull Request successfully merged' };
+  }
+
+  /** Someone closes (or merges, with `merge`) the PR in the web UI. */
+  async closePull(
+    fullName: string,
+    number: number,
+    user: string,
+    options: { merge?: boolean } = {},
+  ): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const pull = this.#pull(repo, number);
+    if (options.merge) {
+      await this.#merge(repo, pull, {}, { announce: false });
+    } else {
+      pull.closedHeadSha = await this.headSha(fullName, pull);
+      pull.state = 'closed';
+    }
+    return this.#emitClosed(repo, pull, user);
+  }
+
+  async #emitClosed(repo: FakeRepo, pull: FakePull, user: string): Promise<Delivery> {
+    const payload = deepMerge(examplePayload('pull_request', 'closed'), {
+      number: pull.number,
+      pull_request: await this.#pullJson(repo, pull, pull.merged ? user : undefined),
+      repository: repositoryJson(this.#payloadRepo(repo)),
+      sender: userJson(user),
+      installation: { id: repo.installationId ?? 0 },
+    });
+    return this.deliver('pull_request', payload);
+  }
+
+  async #openHeads(fullName: string): Promise<Map<number, string>> {
+    const out = new Map<number, string>();
+    for (const p of this.#repo(fullName).pulls.values()) {
+      if (p.state === 'open') out.set(p.number, (await this.branchSha(fullName, p.head)) ?? '');
+    }
+    return out;
+  }
+
+  async #emitSynchronize(fullName: string, before: Map<number, string>, user: string): Promise<void> {
+    if (!this.#webhook) return;
+    const repo = this.#repo(fullName);
+    for (const [number, oldSha] of before) {
+      const pull = this.#pull(repo, number);
+      const sha = (await this.branchSha(fullName, pull.head)) ?? '';
+      if (sha === oldSha) continue;
+      const payload = deepMerge(examplePayload('pull_request', 'synchronize'), {
+        number,
+        before: oldSha,
+        after: sha,
+        pull_request: await this.#pullJson(repo, pull),
+        repository: repositoryJson(this.#payloadRepo(repo)),
+        sender: userJson(user),
+        installation: { id: repo.installationId ?? 0 },
+      });
+      await this.deliver('pull_request', payload);
+    }
+  }
+
+  #payloadRepo(repo: FakeRepo): PayloadRepo {
+    return {
+      owner: repo.owner,
+      name: repo.name,
+      defaultBranch: repo.defaultBranch,
+      webUrl: this.url,
+      apiUrl: this.apiUrl,
+    };
+  }
+
+  async #pullJson(repo: FakeRepo, pull: FakePull, mergedBy?: string): Promise<Json> {
+    const fullName = `${repo.owner}/${repo.name}`;
+    return pullRequestJson(
+      this.#payloadRepo(repo),
+      {
+        number: pull.number,
+        title: pull.title,
+        body: pull.body,
+        state: pull.state,
+        draft: pull.draft,
+        merged: pull.merged,
+        mergeCommitSha: pull.mergeCommitSha,
+        head: { ref: pull.head, sha: await this.headSha(fullName, pull) },
+        base: { ref: pull.base, sha: (await this.branchSha(fullName, pull.base)) ?? '' },
+        author: pull.author,
+      },
+      mergedBy,
+    );
+  }
+
+  #commentJson(repo: FakeRepo, number: number, c: FakeComment): Json {
+    const fullName = `${repo.owner}/${repo.name}`;
+    return {
+      id: c.id,
+      body: c.body,
+      user: userJson(c.user, c.user.endsWith('[bot]') ? 'Bot' : 'User'),
+      created_at: c.createdAt,
+      updated_at: c.createdAt,
+      author_association: repo.collaborators.has(c.user) ? 'COLLABORATOR' : 'NONE',
+      html_url: `${this.url}/${fullName}/pull/${number}#issuecomment-${c.id}`,
+      issue_url: `${this.apiUrl}/repos/${fullName}/issues/${number}`,
+    };
+  }
+
+  #reviewCommentJson(repo: FakeRepo, number: number, c: FakeReviewComment): Json {
+    return {
+      ...this.#commentJson(repo, number, c),
+      pull_request_review_id: c.reviewId,
+      path: c.path,
+      line: c.line,
+      original_line: c.line,
+      side: 'RIGHT',
+      commit_id: c.commitId,
+      original_commit_id: c.commitId,
+      diff_hunk: '@@',
+      ...(c.inReplyTo ? { in_reply_to_id: c.inReplyTo } : {}),
+      html_url: `${this.url}/${repo.owner}/${repo.name}/pull/${number}#discussion_r${c.id}`,
+    };
+  }
+
+  #repo(fullName: string): FakeRepo {
+    const repo = this.#repos.get(fullName);
+    if (!repo) throw new HttpError(404, 'Not Found');
+    return repo;
+  }
+
+  #pull(repo: FakeRepo, number: number): FakePull {
+    const pull = repo.pulls.get(number);
+    if (!pull) throw new HttpError(404, 'Not Found');
+    return pull;
+  }
+
+  #json(res: ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(
+      JSON.stringify(status >= 400 ? { ...(body as Json), documentation_url: 'https://docs.github.com/rest' } : body),
+    );
+  }
+}
+
+function allows(granted: Level | undefined, needed: Level): boolean {
+  return granted === 'write' || (granted === 'read' && needed === 'read');
+}
+
+function push<T>(map: Map<number, T[]>, key: number, value: T): void {
+  const list = map.get(key) ?? [];
+  list.push(value);
+  map.set(key, list);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'Problems parsing JSON');
+  }
+}
+
+async function git(cwd: string, args: string[]): Promise<string> {
+  const { stdout } = await run(
+    'git',
+    ['-c', 'user.name=Fake GitHub', '-c', 'user.email=noreply@fake.invalid', ...args],
+    {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GIT_CONFIG_NOSYSTEM: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return stdout;
+}
