@@ -1,0 +1,89 @@
+import { createSlackServices } from '@pullwright/api';
+import type { SlackNotifier } from '@pullwright/slack';
+import { type FakeSlack, startFakeSlack } from './fake-slack.ts';
+import {
+  blockActionsBody,
+  eventCallbackBody,
+  postSigned,
+  type SlashCommandFields,
+  slashCommandBody,
+} from './fake-slack-requests.ts';
+import { startTestSystem, type TestSystem } from './test-runtime.ts';
+
+export const SIGNING_SECRET = 'test-signing-secret-4c1f9a0b7d2e';
+/** Shaped like a real bot token, so both the exact-value and the pattern redaction are exercised. */
+export const BOT_TOKEN = 'xoxb-1029384756-5647382910-TestBotTokenValueAbCdEf';
+export const APPROVER = 'UAPPROVE01';
+export const REQUESTER = 'UDEV00001';
+export const CHANNEL = 'C0DEV0001';
+
+export interface SlackSystem {
+  sys: TestSystem;
+  fake: FakeSlack;
+  notifier: SlackNotifier;
+  /** Every HTTP answer the API gave to Slack: these are Slack payloads too. */
+  answers: string[];
+  command(
+    fields: Omit<SlashCommandFields, 'response_url'> & { response_url?: string },
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
+  click(input: { user: string; actionId: string; value: string; hook: string }): Promise<number>;
+  event(event: Record<string, unknown>, eventId?: string): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A test system with Slack switched on against a fake Slack, and a notifier that polls fast. */
+export async function startSlackSystem(
+  options: { env?: Record<string, string>; worker?: boolean; botToken?: boolean } = {},
+): Promise<SlackSystem> {
+  const withBot = options.botToken !== false;
+  const fake = await startFakeSlack(withBot ? { botToken: BOT_TOKEN } : {});
+  const sys = await startTestSystem({
+    ...(options.worker === false ? { worker: false } : {}),
+    env: {
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      ...(withBot ? { SLACK_BOT_TOKEN: BOT_TOKEN } : {}),
+      SLACK_API_URL: fake.apiUrl,
+      SLACK_APPROVERS: APPROVER,
+      ...options.env,
+    },
+  });
+  const notifier = createSlackServices(sys.runtime)!.createNotifier({ blockMs: 200, refreshMs: 1000 });
+  notifier.start();
+  const answers: string[] = [];
+  let hooks = 0;
+  return {
+    sys,
+    fake,
+    notifier,
+    answers,
+    async command(fields) {
+      const body = slashCommandBody({
+        ...fields,
+        response_url: fields.response_url ?? fake.responseUrl(`cmd${++hooks}`),
+      });
+      const res = await postSigned(`${sys.api.url}/slack/commands`, SIGNING_SECRET, body);
+      const text = await res.text();
+      answers.push(text);
+      return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    },
+    async click(input) {
+      const body = blockActionsBody({ ...input, responseUrl: fake.responseUrl(input.hook) });
+      const res = await postSigned(`${sys.api.url}/slack/interactions`, SIGNING_SECRET, body);
+      answers.push(await res.text());
+      return res.status;
+    },
+    async event(event, eventId) {
+      const body = eventCallbackBody(event, eventId);
+      const res = await postSigned(`${sys.api.url}/slack/events`, SIGNING_SECRET, body, {
+        contentType: 'application/json',
+      });
+      answers.push(await res.text());
+      return res.status;
+    },
+    async stop() {
+      await notifier.close();
+      await sys.stop();
+      await fake.close();
+    },
+  };
+}
