@@ -188,12 +188,7 @@ describe('Slack requests: signatures, parsing, retries', () => {
   it('a retried event delivery reaches the inbox once', async () => {
     const res = await s.command({ command: '/debug', text: `${repo} slugify keeps spaces` });
     const id = /`([a-z0-9]{12,})`/.exec(JSON.stringify(res.body))![1]!;
-    await s.fake.waitFor(
-      (calls) => calls.some((c) => c.method === 'chat.postMessage' && String(c.args.text).includes(id)),
-      10_000,
-      'channel message',
-    );
-    const rootTs = (await s.sys.runtime.store.get(id)).requester.thread;
+    const rootTs = await s.threadOf(id);
     expect(rootTs).toMatch(/^\d+\.\d+$/);
     const reply = {
       type: 'message',

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Operation, OperationStatus } from '@pullwright/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedCall } from './support/fake-slack.ts';
 import {
@@ -15,35 +14,6 @@ import { createSampleRepo } from './support/sample-repo.ts';
 
 /** Planted in an operation's description: it must never reach Slack. */
 const PLANTED = 'xoxb-5555555555-6666666666-PlantedTokenInTheDescription';
-
-async function waitFor(
-  s: SlackSystem,
-  id: string,
-  statuses: OperationStatus[],
-  timeoutMs = 30_000,
-): Promise<Operation> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const op = await s.sys.runtime.store.get(id);
-    if (statuses.includes(op.status)) return op;
-    if (Date.now() > deadline) throw new Error(`still ${op.status}: ${op.error ?? ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function waitForEvent(
-  s: SlackSystem,
-  id: string,
-  match: (e: { type: string; data: Record<string, unknown> }) => boolean,
-) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const found = (await s.sys.runtime.events.list(id)).find(match);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error('event did not arrive');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function opIdOf(answer: Record<string, unknown>): string {
   return /`([a-z0-9]{12,})`/.exec(JSON.stringify(answer))![1]!;
@@ -89,9 +59,10 @@ describe('Slack: thread as session, with a bot token', () => {
     expect(answer.body.response_type).toBe('ephemeral');
     const id = opIdOf(answer.body);
 
-    const ready = await waitFor(s, id, ['awaiting_approval', 'failed']);
+    const ready = await s.waitForStatus(id, ['awaiting_approval', 'failed']);
     expect(ready.status).toBe('awaiting_approval');
-    const rootTs = ready.requester.thread!;
+    const rootTs = await s.threadOf(id);
+    expect(ready.requester.thread).toBe(rootTs);
     await s.fake.waitFor(
       (calls) => calls.some((c) => c.args.thread_ts === rootTs && JSON.stringify(c.args.blocks).includes('pw_approve')),
       10_000,
@@ -142,7 +113,7 @@ describe('Slack: thread as session, with a bot token', () => {
     expect(await s.click({ user: APPROVER, actionId: 'pw_approve', value: `${id}:${headSha}`, hook: 'approver' })).toBe(
       200,
     );
-    const merged = await waitFor(s, id, ['merged', 'failed']);
+    const merged = await s.waitForStatus(id, ['merged', 'failed']);
     expect(merged.status).toBe('merged');
     expect(merged.approval).toMatchObject({ by: APPROVER, source: 'slack', headSha });
 
@@ -176,8 +147,8 @@ describe('Slack: thread as session, with a bot token', () => {
   it('a thread reply reaches the model before its next step, and /cancel stops the running operation', async () => {
     const answer = await s.command({ command: '/debug', text: 'acme/slow slugify keeps spaces' });
     const id = opIdOf(answer.body);
-    await waitForEvent(s, id, (e) => e.type === 'step' && e.data.step === 'agent' && e.data.state === 'started');
-    const rootTs = (await s.sys.runtime.store.get(id)).requester.thread!;
+    await s.waitForEvent(id, (e) => e.type === 'step' && e.data.step === 'agent' && e.data.state === 'started');
+    const rootTs = await s.threadOf(id);
     expect(rootTs).toBeTruthy();
 
     const reply = 'Hint from Dana: replace every run of whitespace, not only the first space.';
@@ -192,17 +163,20 @@ describe('Slack: thread as session, with a bot token', () => {
       channel_type: 'channel',
     });
     expect(status).toBe(200);
-    const read = await waitForEvent(s, id, (e) => e.type === 'message');
+    const read = await s.waitForEvent(id, (e) => e.type === 'message');
     expect(read.data).toMatchObject({ from: REQUESTER, source: 'slack', text: reply });
-    const transcript = readFileSync(path.join(s.sys.runtime.transcriptsDir, `${id}.jsonl`), 'utf8');
-    expect(transcript).toContain(`${REQUESTER} (slack): ${reply}`);
+    // The loop logs the message to the transcript right after the event, before it calls the model.
+    const transcript = path.join(s.sys.runtime.transcriptsDir, `${id}.jsonl`);
+    await expect
+      .poll(() => readFileSync(transcript, 'utf8'), { timeout: 5000 })
+      .toContain(`${REQUESTER} (slack): ${reply}`);
 
     const cancel = await s.command({ command: '/cancel', text: id });
     expect(cancel.body).toMatchObject({
       response_type: 'ephemeral',
       text: `Cancelling ${id}: it stops after its current step.`,
     });
-    const cancelled = await waitFor(s, id, ['cancelled', 'failed', 'awaiting_approval']);
+    const cancelled = await s.waitForStatus(id, ['cancelled', 'failed', 'awaiting_approval']);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.error).toBe('cancelled on request');
     await s.fake.waitFor(
@@ -217,8 +191,8 @@ describe('Slack: thread as session, with a bot token', () => {
 
   it('a ❌ on the channel message stops the operation; only the requester or an approver may', async () => {
     const id = opIdOf((await s.command({ command: '/implement', text: 'acme/slow make slugify handle spaces' })).body);
-    await waitForEvent(s, id, (e) => e.type === 'step' && e.data.step === 'agent');
-    const rootTs = (await s.sys.runtime.store.get(id)).requester.thread!;
+    await s.waitForEvent(id, (e) => e.type === 'step' && e.data.step === 'agent');
+    const rootTs = await s.threadOf(id);
     const reaction = (user: string) => ({
       type: 'reaction_added',
       user,
@@ -233,7 +207,7 @@ describe('Slack: thread as session, with a bot token', () => {
     expect((await s.sys.runtime.store.get(id)).cancelRequested).toBe(false);
 
     await s.event(reaction(APPROVER));
-    const cancelled = await waitFor(s, id, ['cancelled', 'failed', 'awaiting_approval']);
+    const cancelled = await s.waitForStatus(id, ['cancelled', 'failed', 'awaiting_approval']);
     expect(cancelled.status).toBe('cancelled');
   });
 });
@@ -254,7 +228,7 @@ describe('Slack without a bot token: milestones through response_url', () => {
     });
     expect(answer.body.response_type).toBe('in_channel');
     const id = opIdOf(answer.body);
-    const ready = await waitFor(s, id, ['awaiting_approval', 'failed']);
+    const ready = await s.waitForStatus(id, ['awaiting_approval', 'failed']);
     expect(ready.status).toBe('awaiting_approval');
     await s.fake.waitFor(
       (calls) => calls.some((c) => c.hook === 'cmd-fallback' && JSON.stringify(c.args.blocks).includes('pw_approve')),
@@ -270,7 +244,7 @@ describe('Slack without a bot token: milestones through response_url', () => {
       value: `${id}:${ready.pullRequest!.headSha}`,
       hook: 'click',
     });
-    expect((await waitFor(s, id, ['merged', 'failed'])).status).toBe('merged');
+    expect((await s.waitForStatus(id, ['merged', 'failed'])).status).toBe('merged');
     await s.fake.waitFor(
       (calls) => calls.some((c) => c.hook === 'cmd-fallback' && String(c.args.text).includes('Merged')),
       10_000,

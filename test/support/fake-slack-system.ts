@@ -1,4 +1,6 @@
-import { createSlackServices } from '@pullwright/api';
+import { createSlackServices, type SlackServices } from '@pullwright/api';
+import type { Operation, OperationStatus } from '@pullwright/core';
+import type { OperationEvent } from '@pullwright/queue';
 import type { SlackNotifier } from '@pullwright/slack';
 import { type FakeSlack, startFakeSlack } from './fake-slack.ts';
 import {
@@ -20,7 +22,9 @@ export const CHANNEL = 'C0DEV0001';
 export interface SlackSystem {
   sys: TestSystem;
   fake: FakeSlack;
-  notifier: SlackNotifier;
+  services: SlackServices;
+  /** Started unless `notifier: false` was asked for. */
+  notifier: SlackNotifier | undefined;
   /** Every HTTP answer the API gave to Slack: these are Slack payloads too. */
   answers: string[];
   command(
@@ -28,12 +32,16 @@ export interface SlackSystem {
   ): Promise<{ status: number; body: Record<string, unknown> }>;
   click(input: { user: string; actionId: string; value: string; hook: string }): Promise<number>;
   event(event: Record<string, unknown>, eventId?: string): Promise<number>;
+  waitForStatus(id: string, statuses: OperationStatus[], timeoutMs?: number): Promise<Operation>;
+  waitForEvent(id: string, match: (e: OperationEvent) => boolean, timeoutMs?: number): Promise<OperationEvent>;
+  /** The ts of the operation's channel message, once the notifier has posted it and recorded it on the operation. */
+  threadOf(id: string): Promise<string>;
   stop(): Promise<void>;
 }
 
 /** A test system with Slack switched on against a fake Slack, and a notifier that polls fast. */
 export async function startSlackSystem(
-  options: { env?: Record<string, string>; worker?: boolean; botToken?: boolean } = {},
+  options: { env?: Record<string, string>; worker?: boolean; botToken?: boolean; notifier?: boolean } = {},
 ): Promise<SlackSystem> {
   const withBot = options.botToken !== false;
   const fake = await startFakeSlack(withBot ? { botToken: BOT_TOKEN } : {});
@@ -47,13 +55,24 @@ export async function startSlackSystem(
       ...options.env,
     },
   });
-  const notifier = createSlackServices(sys.runtime)!.createNotifier({ blockMs: 200, refreshMs: 1000 });
-  notifier.start();
+  const services = createSlackServices(sys.runtime)!;
+  const notifier = options.notifier === false ? undefined : services.createNotifier({ blockMs: 200, refreshMs: 1000 });
+  notifier?.start();
+  const poll = async <T>(read: () => Promise<T | undefined>, timeoutMs: number, what: () => string): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await read();
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
   const answers: string[] = [];
   let hooks = 0;
   return {
     sys,
     fake,
+    services,
     notifier,
     answers,
     async command(fields) {
@@ -80,8 +99,35 @@ export async function startSlackSystem(
       answers.push(await res.text());
       return res.status;
     },
+    waitForStatus(id, statuses, timeoutMs = 30_000) {
+      let last = '';
+      return poll(
+        async () => {
+          const op = await sys.runtime.store.get(id);
+          last = `${op.status} ${op.error ?? ''}`;
+          return statuses.includes(op.status) ? op : undefined;
+        },
+        timeoutMs,
+        () => `operation ${id} is still ${last}`,
+      );
+    },
+    waitForEvent(id, match, timeoutMs = 30_000) {
+      return poll(
+        async () => (await sys.runtime.events.list(id)).find(match),
+        timeoutMs,
+        () => `no such event on ${id}`,
+      );
+    },
+    async threadOf(id) {
+      await poll(
+        async () => (await sys.runtime.events.list(id)).find((e) => e.type === 'slack_thread'),
+        10_000,
+        () => `no channel message recorded on ${id}`,
+      );
+      return (await sys.runtime.store.get(id)).requester.thread!;
+    },
     async stop() {
-      await notifier.close();
+      await notifier?.close();
       await sys.stop();
       await fake.close();
     },
