@@ -12,7 +12,11 @@ describe('Slack requests: signatures, parsing, retries', () => {
     s = await startSlackSystem({ worker: false, env: { SLACK_CHANNEL_REPOS: 'C0MAPPED1=acme/slugify' } });
     repo = await createSampleRepo(s.sys.runtime.localForge!);
   });
-  afterAll(async () => s?.stop());
+  afterAll(async () => {
+    // Slack shows an error to the user when a command is not answered within 3 s.
+    if (s) expect(Math.max(...s.commandMs)).toBeLessThan(3000);
+    await s?.stop();
+  });
 
   const nothingEnqueued = async () => {
     expect(await s.sys.runtime.store.list()).toEqual([]);
@@ -208,5 +212,15 @@ describe('Slack requests: signatures, parsing, retries', () => {
     await s.event({ ...reply, thread_ts: undefined, text: 'top' });
     const inbox = await s.sys.runtime.inbox.drain(id);
     expect(inbox.map((m) => [m.from, m.source, m.text])).toEqual([[REQUESTER, 'slack', 'use a regex']]);
+
+    // Once the operation is over, a reply is not queued for a model that will never read it, and the author is told.
+    await s.command({ command: '/cancel', text: id });
+    await s.event({ ...reply, ts: '1700001999.000100', text: 'too late' });
+    expect(await s.sys.runtime.inbox.drain(id)).toEqual([]);
+    expect(s.fake.callsTo('chat.postEphemeral').at(-1)?.args).toMatchObject({
+      channel: CHANNEL,
+      user: REQUESTER,
+      text: `${id} is cancelled; your message was not passed to the model.`,
+    });
   });
 });

@@ -27,6 +27,8 @@ export interface SlackSystem {
   notifier: SlackNotifier | undefined;
   /** Every HTTP answer the API gave to Slack: these are Slack payloads too. */
   answers: string[];
+  /** How long each slash command took to answer, in ms (Slack gives up after 3000). */
+  commandMs: number[];
   command(
     fields: Omit<SlashCommandFields, 'response_url'> & { response_url?: string },
   ): Promise<{ status: number; body: Record<string, unknown> }>;
@@ -68,6 +70,7 @@ export async function startSlackSystem(
     }
   };
   const answers: string[] = [];
+  const commandMs: number[] = [];
   let hooks = 0;
   return {
     sys,
@@ -75,13 +78,16 @@ export async function startSlackSystem(
     services,
     notifier,
     answers,
+    commandMs,
     async command(fields) {
       const body = slashCommandBody({
         ...fields,
         response_url: fields.response_url ?? fake.responseUrl(`cmd${++hooks}`),
       });
+      const started = performance.now();
       const res = await postSigned(`${sys.api.url}/slack/commands`, SIGNING_SECRET, body);
       const text = await res.text();
+      commandMs.push(performance.now() - started);
       answers.push(text);
       return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     },

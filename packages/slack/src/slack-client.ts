@@ -53,15 +53,13 @@ function slackLogger(logger: Logger, redactor: Redactor): SlackLogger {
 export class SlackClient {
   readonly #web: WebClient | undefined;
   readonly #redactor: Redactor;
-  readonly #logger: Logger;
 
   constructor(options: SlackClientOptions) {
     this.#redactor = options.redactor;
-    this.#logger = options.logger ?? silentLogger();
     this.#web = options.botToken
       ? new WebClient(options.botToken, {
           ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-          logger: slackLogger(this.#logger, this.#redactor),
+          logger: slackLogger(options.logger ?? silentLogger(), this.#redactor),
           logLevel: LogLevel.WARN,
           // The default (ten retries over half an hour) would stall every later update of the thread.
           retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2000 },

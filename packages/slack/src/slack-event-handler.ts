@@ -37,7 +37,18 @@ export class SlackEventHandler {
     if (!opId) return { kind: 'ignored', why: 'not an operation thread' };
     const op = await this.deps.store.find(opId);
     if (!op || (op.status !== 'running' && op.status !== 'queued')) {
-      return { kind: 'ignored', why: `operation is ${op?.status ?? 'gone'}` };
+      const why = `operation is ${op?.status ?? 'gone'}`;
+      if (op && this.deps.client.hasBot) {
+        // Say so: a silently dropped instruction is worse than none.
+        await this.deps.client.postEphemeral(
+          e.channel,
+          e.user,
+          this.deps.messages.notice(
+            `${opId} is ${op.status.replace('_', ' ')}; your message was not passed to the model.`,
+          ),
+        );
+      }
+      return { kind: 'ignored', why };
     }
     const text = e.text.trim().slice(0, 10_000);
     if (!text) return { kind: 'ignored', why: 'empty' };
