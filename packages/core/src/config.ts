@@ -57,13 +57,7 @@ export const EnvSchema = z
     SLACK_APPROVERS: z
       .string()
       .default('')
-      .transform((raw) =>
-        raw
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
-      .pipe(z.array(z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'must be Slack user ids (U…), comma-separated'))),
+      .transform((raw, ctx) => parseSlackUserIds(raw, ctx)),
     /** Where people reach the dashboard; Slack messages link here. Default: http://HOST:PORT. */
     PUBLIC_URL: optionalUrl,
     /** Repository used when a request names none. */
@@ -99,6 +93,19 @@ export const EnvSchema = z
   });
 
 export type Env = z.infer<typeof EnvSchema>;
+
+/** `U123,W456` → `['U123', 'W456']`; every entry that is not a Slack user id is reported. */
+function parseSlackUserIds(raw: string, ctx: z.RefinementCtx): string[] {
+  const ids = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const id of ids) {
+    if (!/^[UW][A-Z0-9]{2,}$/.test(id))
+      ctx.addIssue({ code: 'custom', message: `"${id}" is not a Slack user id (U…)` });
+  }
+  return ids;
+}
 
 /** `C123=acme/api,C456=acme/web` → `{ C123: 'acme/api', … }`; every bad pair is reported. */
 function parseChannelRepos(raw: string, ctx: z.RefinementCtx): Record<string, string> {

@@ -40,6 +40,14 @@ export function slackUsage(command: string): string {
   }
 }
 
+/**
+ * Slack sends command text with `&`, `<` and `>` as entities; the model must see what the
+ * user pasted (`Expected <div>`), so they are turned back (`&amp;` last, so `&amp;lt;` stays `&lt;`).
+ */
+function unescapeSlack(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
 /** Takes `--name value` / `--name` flags out of the text, keeping the rest (newlines included) as written. */
 function takeFlag(
   text: string,
@@ -60,7 +68,7 @@ function takeFlag(
  * A first word shaped like `owner/name` is the repository; the caller checks that it exists.
  */
 export function parseSlackCommand(command: string, rawText: string): SlackCommand {
-  const text = rawText.replace(/\r\n/g, '\n').trim();
+  const text = unescapeSlack(rawText).replace(/\r\n/g, '\n').trim();
   const usage = (problem: string): SlackCommand => ({ kind: 'usage', command, problem });
   if (command === '/status') {
     if (text === '') return { kind: 'status', opId: undefined };
