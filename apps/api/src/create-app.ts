@@ -9,6 +9,8 @@ import { bearerAuth } from './bearer-auth.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { operationsRouter } from './operations-router.ts';
+import { slackRouter } from './slack-router.ts';
+import { createSlackServices } from './slack-services.ts';
 import { validate } from './validate.ts';
 
 const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/public');
@@ -16,7 +18,7 @@ const READY_TIMEOUT_MS = 1000;
 
 export type ApiDeps = Pick<
   Runtime,
-  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'
+  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger' | 'keys' | 'redactor'
 >;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
@@ -33,6 +35,9 @@ export function createApp(deps: ApiDeps): Express {
       githubWebhooksRouter({ ...deps, keyPrefix: config.redisPrefix, secret: config.github.webhookSecret }),
     );
   }
+  // Before the JSON parser: Slack's signature is over the raw bytes, which these routes read themselves.
+  const slack = createSlackServices(deps);
+  if (slack) app.use('/slack', slackRouter(slack));
   app.use(express.json({ limit: '256kb' }));
 
   app.get('/healthz', (_req, res) => {

@@ -1,2 +1,3 @@
 export * from './create-app.ts';
+export * from './slack-services.ts';
 export * from './start-api.ts';

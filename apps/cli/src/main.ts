@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startApi } from '@pullwright/api';
+import { createSlackServices, startApi } from '@pullwright/api';
 import { startWorker } from '@pullwright/code-worker';
 import { type Config, configSecrets, createLogger, isPullwrightError, type Logger, loadConfig } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
@@ -25,6 +25,13 @@ async function boot(env: NodeJS.ProcessEnv): Promise<{ config: Config; logger: L
   return { config, logger, runtime: await createRuntime(config, logger, redactor) };
 }
 
+/** Posts progress of Slack-started operations; runs beside the API that takes the Slack requests. */
+function startSlackNotifier(runtime: Runtime): { close(): Promise<void> } | undefined {
+  const notifier = createSlackServices(runtime)?.createNotifier();
+  notifier?.start();
+  return notifier;
+}
+
 function onShutdown(close: () => Promise<void>): void {
   let closing = false;
   const handler = () => {
@@ -41,7 +48,9 @@ async function start(): Promise<number> {
   const { runtime, logger } = await boot(embedded.env);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
+  const slack = startSlackNotifier(runtime);
   onShutdown(async () => {
+    await slack?.close();
     await worker.close();
     await api.close();
     await runtime.close();
@@ -61,7 +70,9 @@ async function start(): Promise<number> {
 async function apiOnly(): Promise<number> {
   const { runtime, logger } = await boot(process.env);
   const api = await startApi(runtime);
+  const slack = startSlackNotifier(runtime);
   onShutdown(async () => {
+    await slack?.close();
     await api.close();
     await runtime.close();
   });

@@ -55,6 +55,18 @@ export const EnvSchema = z
     SLACK_SIGNING_SECRET: optionalText,
     SLACK_BOT_TOKEN: optionalText,
     SLACK_API_URL: optionalUrl,
+    /** Channel → repository for Slack commands that name none: `C123=acme/api,C456=acme/web`. Empty by default. */
+    SLACK_CHANNEL_REPOS: z
+      .string()
+      .default('')
+      .transform((raw, ctx) => parseChannelRepos(raw, ctx)),
+    /** Slack user ids allowed to press Approve / Reject: `U123,U456`. Empty by default: nobody can approve from Slack. */
+    SLACK_APPROVERS: z
+      .string()
+      .default('')
+      .transform((raw, ctx) => parseSlackUserIds(raw, ctx)),
+    /** Where people reach the dashboard; Slack messages link here. Default: http://HOST:PORT. */
+    PUBLIC_URL: optionalUrl,
     /** Repository used when a request names none. */
     DEFAULT_REPO: optionalText.pipe(RepoSlug.optional()),
     /** Embedded Redis data, local forge repositories, transcripts. */
@@ -101,6 +113,34 @@ export const EnvSchema = z
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** `U123,W456` → `['U123', 'W456']`; every entry that is not a Slack user id is reported. */
+function parseSlackUserIds(raw: string, ctx: z.RefinementCtx): string[] {
+  const ids = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const id of ids) {
+    if (!/^[UW][A-Z0-9]{2,}$/.test(id))
+      ctx.addIssue({ code: 'custom', message: `"${id}" is not a Slack user id (U…)` });
+  }
+  return ids;
+}
+
+/** `C123=acme/api,C456=acme/web` → `{ C123: 'acme/api', … }`; every bad pair is reported. */
+function parseChannelRepos(raw: string, ctx: z.RefinementCtx): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of raw.split(',').map((s) => s.trim())) {
+    if (!pair) continue;
+    const [channel = '', repo = ''] = pair.split('=').map((s) => s.trim());
+    if (!/^[CGD][A-Z0-9]{2,}$/.test(channel) || !RepoSlug.safeParse(repo).success) {
+      ctx.addIssue({ code: 'custom', message: `"${pair}" must be CHANNEL_ID=owner/name` });
+      continue;
+    }
+    out[channel] = repo;
+  }
+  return out;
+}
+
 export interface Config {
   redisUrl: string | undefined;
   redisPrefix: string;
@@ -125,7 +165,15 @@ export interface Config {
     webhookSecret: string | undefined;
     draftPullRequests: boolean;
   };
-  slack: { signingSecret: string | undefined; botToken: string | undefined; apiUrl: string | undefined };
+  slack: {
+    signingSecret: string | undefined;
+    botToken: string | undefined;
+    apiUrl: string | undefined;
+    channelRepos: Record<string, string>;
+    approvers: string[];
+  };
+  /** Base URL of the dashboard, without a trailing slash. */
+  publicUrl: string;
   defaultRepo: string | undefined;
   dataDir: string;
   workspaceDir: string;
@@ -182,7 +230,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       webhookSecret: env.GITHUB_WEBHOOK_SECRET,
       draftPullRequests: env.GITHUB_PR_DRAFT,
     },
-    slack: { signingSecret: env.SLACK_SIGNING_SECRET, botToken: env.SLACK_BOT_TOKEN, apiUrl: env.SLACK_API_URL },
+    slack: {
+      signingSecret: env.SLACK_SIGNING_SECRET,
+      botToken: env.SLACK_BOT_TOKEN,
+      apiUrl: env.SLACK_API_URL,
+      channelRepos: env.SLACK_CHANNEL_REPOS,
+      approvers: env.SLACK_APPROVERS,
+    },
+    publicUrl: (env.PUBLIC_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`).replace(
+      /\/+$/,
+      '',
+    ),
     defaultRepo: env.DEFAULT_REPO,
     dataDir,
     workspaceDir: path.resolve(env.WORKSPACE_DIR ?? path.join(dataDir, 'workspace')),

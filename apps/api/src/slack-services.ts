@@ -1,0 +1,62 @@
+import type { Runtime } from '@pullwright/pipeline';
+import {
+  SlackClient,
+  SlackCommandHandler,
+  type SlackDeps,
+  SlackEventHandler,
+  SlackInteractionHandler,
+  SlackKeys,
+  SlackMessages,
+  SlackNotifier,
+  type SlackNotifierOptions,
+  SlackSessions,
+} from '@pullwright/slack';
+
+export type SlackRuntime = Pick<
+  Runtime,
+  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'keys' | 'config' | 'logger' | 'redactor'
+>;
+
+export interface SlackServices {
+  signingSecret: string;
+  deps: SlackDeps;
+  commands: SlackCommandHandler;
+  interactions: SlackInteractionHandler;
+  events: SlackEventHandler;
+  /** A notifier for this process; the caller starts and closes it. */
+  createNotifier(options?: SlackNotifierOptions): SlackNotifier;
+}
+
+/** The Slack side of a process, or undefined when SLACK_SIGNING_SECRET is unset (Slack is off). */
+export function createSlackServices(rt: SlackRuntime): SlackServices | undefined {
+  const { slack } = rt.config;
+  if (!slack.signingSecret) return undefined;
+  const slackKeys = new SlackKeys(rt.config.redisPrefix);
+  const deps: SlackDeps = {
+    store: rt.store,
+    events: rt.events,
+    inbox: rt.inbox,
+    queue: rt.queue,
+    actions: rt.actions,
+    sessions: new SlackSessions(rt.redis, slackKeys),
+    client: new SlackClient({
+      botToken: slack.botToken,
+      apiUrl: slack.apiUrl,
+      redactor: rt.redactor,
+      logger: rt.logger.child({ component: 'slack' }),
+    }),
+    messages: new SlackMessages(rt.config.publicUrl),
+    repositoryExists: (repo) => rt.forge.repositoryExists(repo),
+    settings: { defaultRepo: rt.config.defaultRepo, channelRepos: slack.channelRepos, approvers: slack.approvers },
+    logger: rt.logger.child({ component: 'slack' }),
+  };
+  return {
+    signingSecret: slack.signingSecret,
+    deps,
+    commands: new SlackCommandHandler(deps),
+    interactions: new SlackInteractionHandler(deps),
+    events: new SlackEventHandler(deps),
+    createNotifier: (options) =>
+      new SlackNotifier({ ...deps, redis: rt.redis, queueKeys: rt.keys, slackKeys }, options),
+  };
+}

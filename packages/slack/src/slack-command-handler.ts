@@ -1,0 +1,114 @@
+import { isPullwrightError, type Operation } from '@pullwright/core';
+import type { SlackMessage, SlackResponse } from './slack-client.ts';
+import { parseSlackCommand, type SlackCommand, slackUsage } from './slack-command.ts';
+import type { SlackDeps } from './slack-deps.ts';
+import type { SlashCommandForm } from './slack-payloads.ts';
+import { mayCancel } from './slack-permissions.ts';
+
+/** `/status` without an id lists this many of the channel's latest operations. */
+const STATUS_LIST_SIZE = 5;
+
+/**
+ * Slash commands: `/debug`, `/implement`, `/fix` queue an operation; `/status` and
+ * `/cancel` act on one. Answers are what Slack shows the user (ephemeral unless said).
+ */
+export class SlackCommandHandler {
+  constructor(private readonly deps: SlackDeps) {}
+
+  async handle(form: SlashCommandForm): Promise<SlackResponse> {
+    const { messages } = this.deps;
+    const cmd = parseSlackCommand(form.command, form.text);
+    try {
+      switch (cmd.kind) {
+        case 'usage':
+          return ephemeral(messages.usage(slackUsage(form.command), cmd.problem));
+        case 'status':
+          return await this.#status(form, cmd.opId);
+        case 'cancel':
+          return await this.#cancel(form, cmd.opId);
+        case 'run':
+          return await this.#run(form, cmd);
+      }
+    } catch (err) {
+      if (!isPullwrightError(err)) throw err;
+      return ephemeral(messages.notice(err.message));
+    }
+  }
+
+  async #run(form: SlashCommandForm, cmd: Extract<SlackCommand, { kind: 'run' }>): Promise<SlackResponse> {
+    const { store, queue, sessions, client, messages, settings } = this.deps;
+    const repo = cmd.repo ?? settings.channelRepos[form.channel_id] ?? settings.defaultRepo;
+    if (!repo) {
+      return ephemeral(
+        messages.usage(slackUsage(form.command), 'name the repository: this channel has none configured'),
+      );
+    }
+    if (!(await this.deps.repositoryExists(repo))) {
+      return ephemeral(messages.usage(slackUsage(form.command), `repository ${repo} is not available to Pullwright`));
+    }
+    // Slack redelivers a command it thinks timed out with the same trigger_id: one operation per trigger.
+    const { op, created } = await store.createOnce(`slack:${form.trigger_id}`, {
+      type: cmd.type,
+      repo,
+      baseBranch: cmd.baseBranch ?? 'main',
+      description: cmd.description,
+      requester: { source: 'slack', user: form.user_id, channel: form.channel_id },
+    });
+    const delivery = client.hasBot ? 'bot' : 'response_url';
+    if (created || !(await sessions.get(op.id))) {
+      await sessions.create({
+        opId: op.id,
+        channel: form.channel_id,
+        user: form.user_id,
+        delivery,
+        responseUrl: form.response_url,
+        budgetUsd: cmd.budgetUsd,
+        auto: cmd.auto,
+      });
+      // Also wakes the notifier (the event reaches the global feed) to post the channel message.
+      await this.deps.events.append(op.id, 'slack_session', {
+        channel: form.channel_id,
+        user: form.user_id,
+        ...(cmd.budgetUsd !== undefined ? { budgetUsd: cmd.budgetUsd } : {}),
+        auto: cmd.auto,
+      });
+    }
+    // As in REST: a no-op when the first delivery got this far, a repair when it did not.
+    await queue.add('run', { opId: op.id });
+    if (delivery === 'bot') return ephemeral(messages.queued(op, delivery));
+    // Without a bot token this answer is the channel message; later milestones follow through response_url.
+    const status = messages.status(op, { step: 'queued', lastEventAt: undefined, budgetUsd: cmd.budgetUsd });
+    return { response_type: 'in_channel', ...status };
+  }
+
+  async #status(form: SlashCommandForm, opId: string | undefined): Promise<SlackResponse> {
+    const { store, sessions, messages } = this.deps;
+    if (opId) {
+      const op = await store.get(opId);
+      const s = await sessions.get(opId);
+      return ephemeral(messages.status(op, { step: s?.step, lastEventAt: s?.lastEventAt, budgetUsd: s?.budgetUsd }));
+    }
+    const recent: Operation[] = (await store.list({ limit: 200 })).filter(
+      (op) => op.requester.source === 'slack' && op.requester.channel === form.channel_id,
+    );
+    return ephemeral(messages.list(recent.slice(0, STATUS_LIST_SIZE)));
+  }
+
+  async #cancel(form: SlashCommandForm, opId: string): Promise<SlackResponse> {
+    const { store, actions, messages, settings } = this.deps;
+    const op = await store.get(opId);
+    if (!mayCancel(form.user_id, op, settings.approvers)) {
+      return ephemeral(messages.notice(`Only the requester or an approver may cancel ${opId}.`));
+    }
+    const after = await actions.cancel(opId, { user: form.user_id, source: 'slack' });
+    return ephemeral(
+      messages.notice(
+        after.status === 'cancelled' ? `Cancelled ${opId}.` : `Cancelling ${opId}: it stops after its current step.`,
+      ),
+    );
+  }
+}
+
+function ephemeral(message: SlackMessage): SlackResponse {
+  return { response_type: 'ephemeral', ...message };
+}

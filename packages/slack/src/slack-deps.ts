@@ -1,0 +1,38 @@
+import type { Logger, Operation } from '@pullwright/core';
+import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
+import type { SlackClient } from './slack-client.ts';
+import type { SlackMessages } from './slack-messages.ts';
+import type { SlackSessions } from './slack-sessions.ts';
+
+type By = { user: string; source: 'slack' };
+
+/** The approve / reject / cancel rules every entry point shares (pipeline's OperationActions fits). */
+export interface SlackActions {
+  approve(id: string, by: By, headSha?: string): Promise<Operation>;
+  reject(id: string, by: By, reason?: string): Promise<Operation>;
+  cancel(id: string, by: By): Promise<Operation>;
+}
+
+export interface SlackSettings {
+  defaultRepo: string | undefined;
+  /** Channel id → repository, for commands that name none. */
+  channelRepos: Readonly<Record<string, string>>;
+  /** Slack user ids that may approve (see `mayApprove`). */
+  approvers: readonly string[];
+}
+
+/** What the Slack handlers and the notifier work with; built once per process. */
+export interface SlackDeps {
+  store: OperationStore;
+  events: OperationEvents;
+  inbox: OperationInbox;
+  queue: CodeQueue;
+  actions: SlackActions;
+  sessions: SlackSessions;
+  client: SlackClient;
+  messages: SlackMessages;
+  /** The forge's answer: commands naming an unknown repository are refused before anything is queued. */
+  repositoryExists(repo: string): Promise<boolean>;
+  settings: SlackSettings;
+  logger: Logger;
+}

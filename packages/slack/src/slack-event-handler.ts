@@ -1,0 +1,85 @@
+import { isPullwrightError } from '@pullwright/core';
+import type { SlackDeps } from './slack-deps.ts';
+import { type EventsEnvelope, SlackMessageEvent, SlackReactionEvent } from './slack-payloads.ts';
+import { mayCancel } from './slack-permissions.ts';
+
+export type EventOutcome =
+  | { kind: 'challenge'; challenge: string }
+  | { kind: 'delivered'; opId: string }
+  | { kind: 'cancelled'; opId: string }
+  | { kind: 'ignored'; why: string };
+
+/** The reaction that stops an operation when put on its channel message. */
+export const STOP_REACTION = 'x';
+
+/**
+ * Events API: replies in an operation's thread go to its inbox (the model reads them
+ * before its next step); a ❌ on its channel message cancels it.
+ */
+export class SlackEventHandler {
+  constructor(private readonly deps: SlackDeps) {}
+
+  async handle(envelope: EventsEnvelope): Promise<EventOutcome> {
+    if (envelope.type === 'url_verification') return { kind: 'challenge', challenge: envelope.challenge };
+    if (!(await this.deps.sessions.claimEvent(envelope.event_id))) return { kind: 'ignored', why: 'redelivery' };
+    const message = SlackMessageEvent.safeParse(envelope.event);
+    if (message.success) return this.#reply(message.data);
+    const reaction = SlackReactionEvent.safeParse(envelope.event);
+    if (reaction.success) return this.#reaction(reaction.data);
+    return { kind: 'ignored', why: `event ${envelope.event.type}` };
+  }
+
+  async #reply(e: SlackMessageEvent): Promise<EventOutcome> {
+    // Edits, joins and our own posts arrive as messages too; only people's new replies count.
+    if (e.subtype || e.bot_id || !e.user) return { kind: 'ignored', why: 'not a person’s message' };
+    if (!e.thread_ts || e.thread_ts === e.ts) return { kind: 'ignored', why: 'not a thread reply' };
+    const opId = await this.deps.sessions.findByThread(e.channel, e.thread_ts);
+    if (!opId) return { kind: 'ignored', why: 'not an operation thread' };
+    const op = await this.deps.store.find(opId);
+    if (!op || (op.status !== 'running' && op.status !== 'queued')) {
+      const why = `operation is ${op?.status ?? 'gone'}`;
+      if (op && this.deps.client.hasBot) {
+        // Say so: a silently dropped instruction is worse than none.
+        await this.deps.client.postEphemeral(
+          e.channel,
+          e.user,
+          this.deps.messages.notice(
+            `${opId} is ${op.status.replace('_', ' ')}; your message was not passed to the model.`,
+          ),
+        );
+      }
+      return { kind: 'ignored', why };
+    }
+    const text = e.text.trim().slice(0, 10_000);
+    if (!text) return { kind: 'ignored', why: 'empty' };
+    await this.deps.inbox.push(opId, { from: e.user, source: 'slack', text });
+    return { kind: 'delivered', opId };
+  }
+
+  async #reaction(e: SlackReactionEvent): Promise<EventOutcome> {
+    if (e.reaction !== STOP_REACTION || e.item.type !== 'message' || !e.item.channel || !e.item.ts) {
+      return { kind: 'ignored', why: 'not a stop reaction' };
+    }
+    const opId = await this.deps.sessions.findByThread(e.item.channel, e.item.ts);
+    if (!opId) return { kind: 'ignored', why: 'not an operation message' };
+    const op = await this.deps.store.find(opId);
+    if (!op) return { kind: 'ignored', why: 'operation is gone' };
+    if (!mayCancel(e.user, op, this.deps.settings.approvers)) {
+      if (this.deps.client.hasBot) {
+        await this.deps.client.postEphemeral(
+          e.item.channel,
+          e.user,
+          this.deps.messages.notice(`Only the requester or an approver may stop ${opId}.`),
+        );
+      }
+      return { kind: 'ignored', why: 'not allowed' };
+    }
+    try {
+      await this.deps.actions.cancel(opId, { user: e.user, source: 'slack' });
+      return { kind: 'cancelled', opId };
+    } catch (err) {
+      if (!isPullwrightError(err)) throw err;
+      return { kind: 'ignored', why: err.message };
+    }
+  }
+}

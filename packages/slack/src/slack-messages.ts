@@ -1,0 +1,314 @@
+import { FINAL_STATUSES, type Operation, type OperationStatus } from '@pullwright/core';
+import type { OperationEvent } from '@pullwright/queue';
+import type { KnownBlock } from '@slack/types';
+import type { SlackMessage } from './slack-client.ts';
+
+/** Slack refuses section text over 3000 characters; leave room for the dashboard link. */
+export const SLACK_TEXT_LIMIT = 2800;
+/** Check output and failure reasons shown in the thread; the dashboard has the rest. */
+const OUTPUT_LIMIT = 1500;
+const DESCRIPTION_LIMIT = 600;
+
+export const APPROVE_ACTION = 'pw_approve';
+export const REJECT_ACTION = 'pw_reject';
+
+const STATUS_ICON: Record<OperationStatus, string> = {
+  queued: ':hourglass_flowing_sand:',
+  running: ':gear:',
+  awaiting_approval: ':eyes:',
+  approved: ':+1:',
+  merging: ':twisted_rightwards_arrows:',
+  merged: ':tada:',
+  rejected: ':no_entry_sign:',
+  failed: ':boom:',
+  cancelled: ':octagonal_sign:',
+};
+
+/** A thread detail; `milestone` ones also go out through the response_url fallback. */
+export interface SlackNote extends SlackMessage {
+  milestone: boolean;
+  /** Carries Approve / Reject buttons: its ts is kept to take them away later. */
+  approval: boolean;
+}
+
+/** What the channel message shows besides the operation itself. */
+export interface ProgressView {
+  step: string | undefined;
+  lastEventAt: string | undefined;
+  budgetUsd: number | undefined;
+}
+
+/**
+ * Slack reads `<…>` as links and mentions (`<!channel>` pings everyone) and `&` as an
+ * entity: user and model text is escaped so it shows as written and pings nobody.
+ */
+export function escapeSlackText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+function formatTokens(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+function section(text: string): KnownBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text } };
+}
+
+function context(text: string): KnownBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text }] };
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** Block Kit for everything Pullwright says in Slack. Texts here are raw; SlackClient redacts on the way out. */
+export class SlackMessages {
+  constructor(private readonly dashboardUrl: string) {}
+
+  dashboardLink(opId: string): string {
+    return `${this.dashboardUrl}/#op=${opId}`;
+  }
+
+  /** Escapes and cuts `text` to `max` characters, ending with a link to the full text in the dashboard. */
+  truncate(text: string, max: number, opId: string): string {
+    const escaped = escapeSlackText(text);
+    if (escaped.length <= max) return escaped;
+    // Never cut an entity (`&amp;`) in half.
+    const cut = escaped.slice(0, max).replace(/&[a-z]{0,4}$/, '');
+    return `${cut}\n… <${this.dashboardLink(opId)}|full text in the dashboard>`;
+  }
+
+  #codeBlock(text: string, opId: string): string {
+    return `\`\`\`${this.truncate(text.replace(/```/g, "'''"), OUTPUT_LIMIT, opId)}\`\`\``;
+  }
+
+  #title(op: Operation): string {
+    return `${STATUS_ICON[op.status]} *${op.type}* on \`${op.repo}\` (\`${op.baseBranch}\`) · \`${op.id}\` · *${op.status.replace('_', ' ')}*`;
+  }
+
+  /** The channel message, rewritten in place as the operation moves. */
+  status(op: Operation, view: ProgressView, now = new Date()): SlackMessage {
+    const finished = FINAL_STATUSES.has(op.status);
+    const elapsed = (finished ? Date.parse(op.updatedAt) : now.getTime()) - Date.parse(op.createdAt);
+    const facts = [`requested by <@${op.requester.user}>`, `elapsed ${formatDuration(elapsed)}`];
+    if (view.step && !finished) facts.unshift(`step: ${escapeSlackText(view.step)}`);
+    if (view.lastEventAt && !finished) {
+      facts.push(`last output ${formatDuration(now.getTime() - Date.parse(view.lastEventAt))} ago`);
+    }
+    const u = op.usage;
+    facts.push(`tokens ${formatTokens(u.inputTokens)} in / ${formatTokens(u.outputTokens)} out`);
+    facts.push(
+      `cost $${u.costUsd.toFixed(2)}${view.budgetUsd !== undefined ? ` of $${view.budgetUsd.toFixed(2)}` : ''}`,
+    );
+    const blocks: KnownBlock[] = [
+      section(this.#title(op)),
+      section(`>${this.truncate(op.description, DESCRIPTION_LIMIT, op.id).replace(/\n/g, '\n>')}`),
+      context(facts.join(' · ')),
+    ];
+    const links = [`<${this.dashboardLink(op.id)}|dashboard>`];
+    if (op.pullRequest) links.unshift(`<${op.pullRequest.url}|pull request #${op.pullRequest.number}>`);
+    blocks.push(context(`${links.join(' · ')}${finished ? '' : ' · react with :x: to stop'}`));
+    return { text: `${op.type} ${op.id} on ${op.repo}: ${op.status}`, blocks };
+  }
+
+  /** The one-line answer in a channel: what was queued and where progress will show. */
+  queued(op: Operation, delivery: 'bot' | 'response_url'): SlackMessage {
+    const where = delivery === 'bot' ? 'Progress follows in this channel.' : 'Updates follow here.';
+    return {
+      text: `Queued ${op.type} ${op.id} on ${op.repo}.`,
+      blocks: [section(`Queued *${op.type}* \`${op.id}\` on \`${op.repo}\`. ${where}`)],
+    };
+  }
+
+  usage(usage: string, problem: string): SlackMessage {
+    const text = `${escapeSlackText(problem)}\n${usage}`;
+    return { text, blocks: [section(text)] };
+  }
+
+  notice(text: string): SlackMessage {
+    return { text, blocks: [section(escapeSlackText(text))] };
+  }
+
+  /** `/status` without an id: the channel's recent operations. */
+  list(ops: Operation[]): SlackMessage {
+    if (ops.length === 0) return this.notice('No operations were started from this channel yet.');
+    const lines = ops.map(
+      (op) =>
+        `${STATUS_ICON[op.status]} \`${op.id}\` *${op.type}* on \`${op.repo}\`: ${op.status.replace('_', ' ')} · ${this.truncate(op.description.split('\n')[0]!, 80, op.id)}`,
+    );
+    return { text: `${ops.length} recent operations`, blocks: [section(lines.join('\n'))] };
+  }
+
+  /** The PR message with its buttons; the button value binds the approval to the head sha shown. */
+  approval(op: Pick<Operation, 'id'>, pr: { number: number; url: string; headSha: string }): SlackNote {
+    const value = `${op.id}:${pr.headSha}`;
+    return {
+      milestone: true,
+      approval: true,
+      text: `Pull request #${pr.number} is ready for review: ${pr.url}`,
+      blocks: [
+        section(
+          `:eyes: <${pr.url}|Pull request #${pr.number}> is ready for review (head \`${pr.headSha.slice(0, 12)}\`).`,
+        ),
+        {
+          type: 'actions',
+          block_id: `pw_review_${op.id}`,
+          elements: [
+            {
+              type: 'button',
+              action_id: APPROVE_ACTION,
+              text: { type: 'plain_text', text: 'Approve' },
+              style: 'primary',
+              value,
+            },
+            {
+              type: 'button',
+              action_id: REJECT_ACTION,
+              text: { type: 'plain_text', text: 'Reject' },
+              style: 'danger',
+              value,
+              confirm: {
+                title: { type: 'plain_text', text: 'Reject this change?' },
+                text: { type: 'plain_text', text: 'The pull request stays open but Pullwright will not merge it.' },
+                confirm: { type: 'plain_text', text: 'Reject' },
+                deny: { type: 'plain_text', text: 'Keep' },
+              },
+            },
+          ],
+        },
+      ],
+    };
+  }
+
+  /** The PR message once it has been decided: same link, no buttons. */
+  decided(op: Operation): SlackMessage {
+    const pr = op.pullRequest;
+    const link = pr ? `<${pr.url}|Pull request #${pr.number}>` : 'The pull request';
+    const who = op.approval ? ` by <@${op.approval.by}> at \`${op.approval.headSha.slice(0, 12)}\`` : '';
+    return {
+      text: `${pr ? `Pull request #${pr.number}` : 'Pull request'}: ${op.status}`,
+      blocks: [section(`${STATUS_ICON[op.status]} ${link}: *${op.status.replace('_', ' ')}*${who}.`)],
+    };
+  }
+
+  /** One-line step label for the channel message, from any event. */
+  step(e: OperationEvent): string | undefined {
+    const d = e.data;
+    switch (e.type) {
+      case 'status':
+        return str(d.to)?.replace('_', ' ');
+      case 'step':
+        return `${str(d.step) ?? 'step'}${str(d.state) ? ` ${d.state}` : ''}`;
+      case 'model':
+        return `model turn ${String(d.turn ?? '')}`.trim();
+      case 'tool':
+        return `tool ${str(d.name) ?? ''}`.trim();
+      case 'check':
+        return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
+      default:
+        return undefined;
+    }
+  }
+
+  /** The thread detail for an event, if it deserves one (model turns and tool calls only move the step). */
+  note(e: OperationEvent, op: Operation): SlackNote | undefined {
+    const d = e.data;
+    const plain = (text: string, milestone = false): SlackNote => ({
+      text: text.replace(/[*`]/g, ''),
+      blocks: [section(text)],
+      milestone,
+      approval: false,
+    });
+    switch (e.type) {
+      case 'step':
+        if (d.step === 'prepare') {
+          return plain(`:seedling: Working copy ready on branch \`${escapeSlackText(str(d.branch) ?? '?')}\`.`);
+        }
+        if (d.step === 'agent' && d.state === 'started') {
+          const checks = Array.isArray(d.checks) && d.checks.length > 0 ? ` Checks: ${d.checks.join(', ')}.` : '';
+          return plain(`:robot_face: The model is working.${escapeSlackText(checks)}`);
+        }
+        if (d.step === 'agent' && d.state === 'finished') {
+          return plain(`:robot_face: The model finished after ${String(d.turns ?? '?')} turns.`);
+        }
+        if (d.step === 'verify' && d.state === 'started') {
+          const files = Array.isArray(d.files)
+            ? d.files.map((f) => `\`${escapeSlackText(String(f))}\``).join(', ')
+            : '';
+          return plain(`:test_tube: Running the repository's checks on ${files || 'the change'}.`);
+        }
+        if (d.step === 'push') {
+          return plain(
+            `:arrow_up: Pushed \`${escapeSlackText(str(d.branch) ?? '?')}\` at \`${(str(d.headSha) ?? '').slice(0, 12)}\`.`,
+          );
+        }
+        return undefined;
+      case 'check': {
+        const took = typeof d.durationMs === 'number' ? ` in ${formatDuration(d.durationMs)}` : '';
+        const name = escapeSlackText(str(d.name) ?? 'check');
+        return d.passed
+          ? plain(`:white_check_mark: \`${name}\` passed${took}.`)
+          : plain(`:x: \`${name}\` failed (exit ${String(d.exitCode ?? '?')})${took}.`);
+      }
+      case 'message':
+        return plain(`:incoming_envelope: The model read the message from <@${escapeSlackText(str(d.from) ?? '?')}>.`);
+      case 'cancel_requested':
+        return plain(`:hand: Cancel requested by ${this.#who(d.by)}; stopping after the current step.`);
+      case 'status':
+        return this.#statusNote(str(d.to), d, op);
+      default:
+        return undefined;
+    }
+  }
+
+  #who(by: unknown): string {
+    const s = str(by);
+    if (!s) return 'someone';
+    return /^[UW][A-Z0-9]{2,}$/.test(s) ? `<@${s}>` : escapeSlackText(s);
+  }
+
+  #statusNote(to: string | undefined, d: Record<string, unknown>, op: Operation): SlackNote | undefined {
+    const reason = str(d.reason);
+    const plain = (text: string, milestone: boolean): SlackNote => ({
+      text: text.replace(/[*`]/g, '').slice(0, 300),
+      blocks: [section(text)],
+      milestone,
+      approval: false,
+    });
+    switch (to) {
+      case 'awaiting_approval': {
+        const url = str(d.url);
+        const sha = str(d.headSha);
+        if (!url || !sha || typeof d.pullRequest !== 'number') return undefined;
+        return this.approval(op, { number: d.pullRequest, url, headSha: sha });
+      }
+      case 'approved':
+        return plain(
+          `:+1: Approved by ${this.#who(d.by)} at \`${(str(d.headSha) ?? '').slice(0, 12)}\`; merging.`,
+          false,
+        );
+      case 'rejected':
+        return plain(`:no_entry_sign: ${this.truncate(reason ?? 'Rejected.', OUTPUT_LIMIT, op.id)}`, true);
+      case 'merged':
+        return plain(`:tada: Merged${str(d.mergeSha) ? ` as \`${str(d.mergeSha)!.slice(0, 12)}\`` : ''}.`, true);
+      case 'failed':
+        return plain(`:boom: Failed:\n${this.#codeBlock(reason ?? 'no reason recorded', op.id)}`, true);
+      case 'cancelled':
+        return plain(
+          `:octagonal_sign: Cancelled: ${this.truncate(reason ?? 'no reason recorded', OUTPUT_LIMIT, op.id)}`,
+          true,
+        );
+      default:
+        return undefined;
+    }
+  }
+}

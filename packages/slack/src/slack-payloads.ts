@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** The form fields Slack posts for a slash command (the ones Pullwright reads). */
+export const SlashCommandForm = z.object({
+  team_id: z.string().min(1),
+  channel_id: z.string().min(1),
+  user_id: z.string().min(1),
+  command: z.string().startsWith('/'),
+  text: z.string().default(''),
+  response_url: z.url(),
+  trigger_id: z.string().min(1).max(200),
+});
+export type SlashCommandForm = z.infer<typeof SlashCommandForm>;
+
+/** `block_actions` payload of a button click (form field `payload`, JSON). */
+export const BlockActionsPayload = z.object({
+  type: z.literal('block_actions'),
+  user: z.object({ id: z.string().min(1) }),
+  channel: z.object({ id: z.string() }).optional(),
+  response_url: z.url().optional(),
+  actions: z.array(z.object({ action_id: z.string(), value: z.string().max(200).optional() })).min(1),
+});
+export type BlockActionsPayload = z.infer<typeof BlockActionsPayload>;
+
+export const SlackMessageEvent = z.object({
+  type: z.literal('message'),
+  channel: z.string(),
+  user: z.string().optional(),
+  text: z.string().default(''),
+  ts: z.string(),
+  thread_ts: z.string().optional(),
+  subtype: z.string().optional(),
+  bot_id: z.string().optional(),
+});
+
+export const SlackReactionEvent = z.object({
+  type: z.literal('reaction_added'),
+  user: z.string(),
+  reaction: z.string(),
+  item: z.object({ type: z.string(), channel: z.string().optional(), ts: z.string().optional() }),
+});
+
+/** Events API envelopes: the URL check and the callbacks Pullwright subscribes to. */
+export const EventsEnvelope = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('url_verification'), challenge: z.string().max(500) }),
+  z.object({
+    type: z.literal('event_callback'),
+    event_id: z.string().min(1),
+    /** Parsed by type in the handler: unknown event types are acknowledged and ignored. */
+    event: z.object({ type: z.string() }).loose(),
+  }),
+]);
+export type EventsEnvelope = z.infer<typeof EventsEnvelope>;
+export type SlackMessageEvent = z.infer<typeof SlackMessageEvent>;
+export type SlackReactionEvent = z.infer<typeof SlackReactionEvent>;
