@@ -84,7 +84,7 @@ describe('Slack: thread as session, with a bot token', () => {
       /Working copy ready on branch agent\//,
       /The model is working/,
       /test failed \(exit 1\)/,
-      /The model finished after \d+ turns/,
+      /The model finished: ready\./,
       /Running the repository's checks on src\/slugify\.js/,
       /test passed/,
       /Pushed agent\/.* at [0-9a-f]{12}/,

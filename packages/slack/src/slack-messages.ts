@@ -238,7 +238,11 @@ export class SlackMessages {
           return plain(`:robot_face: The model is working.${escapeSlackText(checks)}`);
         }
         if (d.step === 'agent' && d.state === 'finished') {
-          return plain(`:robot_face: The model finished after ${String(d.turns ?? '?')} turns.`);
+          const repairs =
+            typeof d.repairs === 'number' && d.repairs > 0
+              ? ` after ${d.repairs} repair round${d.repairs === 1 ? '' : 's'}`
+              : '';
+          return plain(`:robot_face: The model finished${repairs}: ${escapeSlackText(str(d.outcome) ?? 'done')}.`);
         }
         if (d.step === 'verify' && d.state === 'started') {
           const files = Array.isArray(d.files)
