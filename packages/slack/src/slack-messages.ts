@@ -46,6 +46,11 @@ export function escapeSlackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** `a.ts`, `b.ts` from an event's file list. */
+function fileList(files: unknown): string {
+  return Array.isArray(files) ? files.map((f) => `\`${escapeSlackText(String(f))}\``).join(', ') : '';
+}
+
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
@@ -245,16 +250,20 @@ export class SlackMessages {
           return plain(`:robot_face: The model finished${repairs}: ${escapeSlackText(str(d.outcome) ?? 'done')}.`);
         }
         if (d.step === 'verify' && d.state === 'started') {
-          const files = Array.isArray(d.files)
-            ? d.files.map((f) => `\`${escapeSlackText(String(f))}\``).join(', ')
-            : '';
-          return plain(`:test_tube: Running the repository's checks on ${files || 'the change'}.`);
+          return plain(`:test_tube: Running the repository's checks on ${fileList(d.files) || 'the change'}.`);
         }
         if (d.step === 'push') {
           return plain(
             `:arrow_up: Pushed \`${escapeSlackText(str(d.branch) ?? '?')}\` at \`${(str(d.headSha) ?? '').slice(0, 12)}\`.`,
           );
         }
+        return undefined;
+      case 'phase':
+        if (d.phase === 'plan' && d.plan) return plain(':memo: Plan ready.');
+        if (d.phase === 'verify')
+          return plain(`:test_tube: Running the repository's checks on ${fileList(d.files) || 'the change'}.`);
+        if (d.phase === 'repair') return plain(`:wrench: Repair round ${String(d.round ?? '?')}.`);
+        if (d.phase === 'review') return plain(':mag: Reviewing the change.');
         return undefined;
       case 'check': {
         const took = typeof d.durationMs === 'number' ? ` in ${formatDuration(d.durationMs)}` : '';
