@@ -31,6 +31,19 @@ function unprefix(raw: string): string {
 }
 
 /**
+ * `a/x b/x`: unquoted names may hold spaces, so split where both halves name the same file;
+ * a rename (different halves) gets its names from the `rename to` / `+++` lines after it.
+ */
+function headerPath(rest: string): string {
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest[half] === ' ' && rest.slice(2, half) === rest.slice(half + 3)) {
+    return rest.slice(half + 3);
+  }
+  const match = /^("[^"]+"|\S+) ("[^"]+"|\S+)$/.exec(rest);
+  return match ? unprefix(match[2]!) : rest;
+}
+
+/**
  * Splits `git diff` output into files with numbered, classified lines, so the page only
  * has to render them (and never has to interpret diff syntax from untrusted text itself).
  */
@@ -47,8 +60,7 @@ export function parseUnifiedDiff(diff: string, maxLinesPerFile = MAX_LINES_PER_F
   };
   for (const line of diff.split('\n')) {
     if (line.startsWith('diff --git ')) {
-      const match = /^diff --git (\S+|"[^"]+") (\S+|"[^"]+")$/.exec(line);
-      const path = match ? unprefix(match[2]!) : line.slice('diff --git '.length);
+      const path = headerPath(line.slice('diff --git '.length));
       file = {
         path,
         oldPath: null,
