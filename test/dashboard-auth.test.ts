@@ -170,7 +170,9 @@ describe('dashboard sign-in, sessions and CSRF', () => {
     expect(out.headers.get('set-cookie')).toMatch(/pw_session=;.*Expires=Thu, 01 Jan 1970/);
     const after = await asUser(sys, alice)('GET', '/v1/operations');
     expect(after.status).toBe(401);
-    expect(await after.json()).toMatchObject({ error: { message: expect.stringMatching(/expired or was signed out/) } });
+    expect(await after.json()).toMatchObject({
+      error: { message: expect.stringMatching(/expired or was signed out/) },
+    });
   });
 
   it('a new sign-in replaces the session the browser had', async () => {
@@ -197,7 +199,10 @@ describe('dashboard sign-in, sessions and CSRF', () => {
     expect(moved.status).toBe(409);
     const noSha = await asUser(sys, alice)('POST', `/v1/operations/${id}/approve`, {});
     expect(noSha.status).toBe(400);
-    const claimsUser = await asUser(sys, alice)('POST', `/v1/operations/${id}/approve`, { headSha: HEAD, user: 'carol' });
+    const claimsUser = await asUser(sys, alice)('POST', `/v1/operations/${id}/approve`, {
+      headSha: HEAD,
+      user: 'carol',
+    });
     expect(claimsUser.status).toBe(400);
 
     const approved = await asUser(sys, alice)('POST', `/v1/operations/${id}/approve`, { headSha: HEAD });
@@ -278,7 +283,9 @@ describe('DASHBOARD_USERS configuration', () => {
 
   it('reports a bad entry by user name without printing its token', () => {
     try {
-      loadConfig({ DASHBOARD_USERS: 'alice:short-secret,bad name:whatever-long-token-1234,alice:dup-token-0123456789ab' });
+      loadConfig({
+        DASHBOARD_USERS: 'alice:short-secret,bad name:whatever-long-token-1234,alice:dup-token-0123456789ab',
+      });
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
