@@ -52,6 +52,17 @@ describe('walking skeleton: request to merged pull request', () => {
     expect(ready.branch).toMatch(new RegExp(`^agent/${id}-slugify-keeps-spaces$`));
     expect(ready.filesChanged).toEqual(['src/slugify.js']);
     expect(ready.checks.map((c) => [c.name, c.passed])).toEqual([['test', true]]);
+    // The roles left their marks: a plan, an accepting review, and red → green evidence.
+    expect(ready.plan).toMatchObject({
+      steps: [{ title: 'Reproduce with the existing tests' }, { title: 'Fix slugify at the root' }],
+    });
+    expect(ready.review).toMatchObject({ decision: 'accept', must_fix: [] });
+    expect(ready.evidence).toEqual({
+      reproduced: true,
+      red: ['ignores surrounding and repeated spaces', 'joins every word with a dash'],
+      green: ['ignores surrounding and repeated spaces', 'joins every word with a dash'],
+    });
+    expect(ready.usage.modelCalls).toBe(8);
     const pr = await forge.getPullRequest(repo, ready.pullRequest!.number);
     expect(pr).toMatchObject({ state: 'open', head: ready.branch, base: 'main', headSha: ready.pullRequest!.headSha });
     expect(pr.body).toContain('src/slugify.js');
@@ -90,9 +101,13 @@ describe('walking skeleton: request to merged pull request', () => {
 
     const failed = await waitFor(sys, id, ['failed', 'awaiting_approval']);
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatch(/^check "test" exited with 1:/);
+    expect(failed.error).toMatch(
+      /^stuck: the same failure \(.*joins every word with a dash.*\) came back after two repairs/,
+    );
+    expect(failed.error).toContain('check "test" exited with 1:');
     expect(failed.error).toContain('hello-big-world');
     expect(failed.pullRequest).toBeUndefined();
+    expect(failed.error).toMatch(/work so far is kept in .*\.diff/);
     const branches = git(forge.repoDir(repo), 'branch', '--list').trim();
     expect(branches).toBe('* main');
   });

@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { type RunningApi, startApi } from '@pullwright/api';
 import { type RunningWorker, startWorker } from '@pullwright/code-worker';
-import { loadConfig, silentLogger } from '@pullwright/core';
+import { configSecrets, createLogger, loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { Redactor } from '@pullwright/security';
 import { inject } from 'vitest';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
@@ -16,6 +18,8 @@ export interface TestSystem {
   api: RunningApi;
   worker: RunningWorker | undefined;
   dataDir: string;
+  /** Every log line the system wrote (with `captureLogs`), after redaction: what an operator would see. */
+  logLines: string[];
   /** fetch against the API with the bearer token. */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   startWorker(): Promise<RunningWorker>;
@@ -27,7 +31,7 @@ export interface TestSystem {
  * and data directory, so tests cannot see each other's operations.
  */
 export async function startTestSystem(
-  options: { env?: Record<string, string>; worker?: boolean } = {},
+  options: { env?: Record<string, string>; worker?: boolean; captureLogs?: boolean } = {},
 ): Promise<TestSystem> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-test-'));
   const config = loadConfig({
@@ -42,13 +46,22 @@ export async function startTestSystem(
     CHECK_TIMEOUT_MS: '60000',
     ...options.env,
   });
-  const runtime = await createRuntime(config, silentLogger());
+  const logLines: string[] = [];
+  let logger = silentLogger();
+  const redactor = new Redactor({ secrets: configSecrets(config) });
+  if (options.captureLogs) {
+    const destination = new PassThrough();
+    destination.setEncoding('utf8').on('data', (line: string) => logLines.push(line));
+    logger = createLogger({ level: 'debug', destination, scrubber: redactor });
+  }
+  const runtime = await createRuntime(config, logger, redactor);
   const api = await startApi(runtime);
   const system: TestSystem = {
     runtime,
     api,
     worker: undefined,
     dataDir,
+    logLines,
     request: (method, url, body, headers = {}) =>
       fetch(`${api.url}${url}`, {
         method,

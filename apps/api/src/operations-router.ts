@@ -49,6 +49,7 @@ export function operationsRouter(deps: Deps): Router {
       baseBranch: body.baseBranch,
       description: body.description,
       context: body.context,
+      ...(body.budget ? { budget: body.budget } : {}),
       requester: { source: body.source, user: body.user },
     };
     const { op, created } = key

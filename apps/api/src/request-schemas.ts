@@ -1,4 +1,4 @@
-import { BranchName, OperationContext, OperationType, RepoSlug } from '@pullwright/core';
+import { BranchName, Budget, OperationContext, OperationType, RepoSlug } from '@pullwright/core';
 import { z } from 'zod';
 
 export const CreateOperationBody = z
@@ -8,6 +8,7 @@ export const CreateOperationBody = z
     baseBranch: BranchName.default('main'),
     description: z.string().trim().min(1, 'must not be empty').max(20_000),
     context: OperationContext.default({}),
+    budget: Budget.strict().optional(),
     source: z.enum(['api', 'dashboard']).default('api'),
     user: z.string().min(1).max(200).default('api'),
   })

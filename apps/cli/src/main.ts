@@ -5,7 +5,7 @@ import { startApi } from '@pullwright/api';
 import { startWorker } from '@pullwright/code-worker';
 import { type Config, configSecrets, createLogger, isPullwrightError, type Logger, loadConfig } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
-import { Redactor } from '@pullwright/security';
+import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
 import { embeddedEnv } from './embedded-defaults.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
@@ -15,7 +15,8 @@ const USAGE = `usage: pullwright <command>
   start     API + worker + dashboard on embedded defaults (private redis-server, local forge, replay demo)
   api       the API alone (needs REDIS_URL and API_TOKEN)
   worker    a code worker alone (needs REDIS_URL)
-  demo      the start flow headless: run the sample /debug operation, approve it, print its timeline`;
+  demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
+  scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)`;
 
 async function boot(env: NodeJS.ProcessEnv): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
   const config = loadConfig(env);
@@ -123,6 +124,13 @@ export async function main(argv: string[]): Promise<number> {
         return await workerOnly();
       case 'demo':
         return await demo();
+      case 'scan':
+        return await runScanCommand(argv.slice(1), {
+          stdin: process.stdin,
+          stdout: process.stdout,
+          stderr: process.stderr,
+          stdinIsTTY: Boolean(process.stdin.isTTY),
+        });
       default:
         process.stderr.write(`${USAGE}\n`);
         return command === undefined || command === '--help' || command === 'help' ? 0 : 2;

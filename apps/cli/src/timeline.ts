@@ -23,9 +23,17 @@ function describe(type: string, data: Record<string, unknown>): string {
     case 'status':
       return `→ ${String(data.to)}${data.reason ? `: ${String(data.reason).split('\n')[0]}` : ''}`;
     case 'step':
+      if (data.step === 'baseline')
+        return `step baseline${data.cached ? ' (cached)' : ''}: ${JSON.stringify(data.checks)}`;
       return `step ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}${data.branch ? ` ${String(data.branch)}` : ''}`;
+    case 'phase':
+      return `phase ${String(data.phase)}${data.round ? ` (round ${String(data.round)})` : ''}`;
+    case 'evidence':
+      return `evidence: ${data.reproduced ? `red → green on ${(data.green as string[]).length} test(s)` : `not reproduced (${String(data.note)})`}`;
+    case 'checkpoint':
+      return `checkpoint ${String(data.step)}`;
     case 'model':
-      return `model turn ${String(data.turn)}${Array.isArray(data.toolCalls) && data.toolCalls.length ? ` → ${data.toolCalls.join(', ')}` : ''}`;
+      return `${String(data.role ?? 'model')} turn ${String(data.turn)}${Array.isArray(data.toolCalls) && data.toolCalls.length ? ` → ${data.toolCalls.join(', ')}` : ''}`;
     case 'tool':
       return `  ${String(data.name)}: ${String(data.summary)}`;
     case 'check':

@@ -1,3 +1,4 @@
+import type { BudgetTracker } from './budget-tracker.ts';
 import type {
   ContentBlock,
   ModelMessage,
@@ -10,7 +11,7 @@ import { zeroUsage } from './model-provider.ts';
 import type { AgentTool, ToolContext } from './tools/define-tool.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 
-export type LoopStop = 'completed' | 'max_turns' | 'stopped';
+export type LoopStop = 'completed' | 'stopped' | 'budget' | 'stuck';
 
 export interface AgentLoopResult {
   stop: LoopStop;
@@ -19,15 +20,25 @@ export interface AgentLoopResult {
   finalText: string;
   turns: number;
   usage: ModelUsage;
+  /** The whole conversation, so a caller can continue it (a corrective retry). */
+  messages: ModelMessage[];
 }
+
+export type AgentStep =
+  | { kind: 'model'; role: string; turn: number; text: string; toolCalls: string[] }
+  | { kind: 'tool'; role: string; name: string; input: unknown; isError: boolean; summary: string };
 
 export interface AgentLoopOptions {
   provider: ModelProvider;
   system: string;
+  /** The user's first message; or `messages` to continue an earlier conversation. */
   task: string;
+  messages?: ModelMessage[];
   tools: readonly AgentTool[];
   context: ToolContext;
-  maxTurns: number;
+  budget: BudgetTracker;
+  /** The same call (tool and input) this many times in a row means the model is going in circles. */
+  maxRepeats?: number;
   maxTokensPerTurn?: number;
   transcript?: TranscriptWriter;
   /** Messages from people that arrived since the last turn; shown to the model before its next call. */
@@ -35,13 +46,11 @@ export interface AgentLoopOptions {
   /** Checked before every model call: a reason ends the loop (cancel, budget). */
   shouldStop?: () => Promise<string | undefined>;
   /** Every model turn and tool call, for the operation's event stream. */
-  onStep?: (
-    step:
-      | { kind: 'model'; turn: number; text: string; toolCalls: string[] }
-      | { kind: 'tool'; name: string; input: unknown; isError: boolean; summary: string },
-  ) => Promise<void>;
-  /** Usage after every model call, so budgets and the dashboard stay current. */
-  onUsage?: (delta: ModelUsage) => Promise<void>;
+  onStep?: (step: AgentStep) => Promise<void>;
+  /** Usage after every model call (with its cost), so the operation record stays current. */
+  onUsage?: (delta: ModelUsage, costUsd: number, model: string) => Promise<void>;
+  /** Which role this conversation is, for the transcript and events. */
+  role?: string;
 }
 
 function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
@@ -58,39 +67,58 @@ function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
  * until it answers without tool calls or a limit ends it.
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
-  const { provider, tools, context } = options;
+  const { provider, tools, context, budget } = options;
+  const role = options.role ?? 'coder';
+  const maxRepeats = options.maxRepeats ?? 3;
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const messages: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: options.task }] }];
+  const messages: ModelMessage[] = options.messages ?? [
+    { role: 'user', content: [{ type: 'text', text: options.task }] },
+  ];
   let usage = zeroUsage();
   let finalText = '';
+  let lastCall = '';
+  let repeats = 0;
   await options.transcript?.append('task', {
+    role,
     system: options.system,
     task: options.task,
     tools: tools.map((t) => t.name),
   });
+  const result = (stop: LoopStop, turns: number, reason?: string): AgentLoopResult => ({
+    stop,
+    ...(reason ? { reason } : {}),
+    finalText,
+    turns,
+    usage,
+    messages,
+  });
 
-  for (let turn = 1; turn <= options.maxTurns; turn++) {
+  for (let turn = 1; ; turn++) {
     const stopReason = await options.shouldStop?.();
-    if (stopReason) return { stop: 'stopped', reason: stopReason, finalText, turns: turn - 1, usage };
+    if (stopReason) return result('stopped', turn - 1, stopReason);
+    const exhausted = budget.exhausted();
+    if (exhausted) return result('budget', turn - 1, exhausted);
     const notes = (await options.readInbox?.()) ?? [];
     if (notes.length > 0) {
       const last = messages[messages.length - 1]!;
       const text = `Message from the requester while you work:\n${notes.join('\n\n')}`;
       // Appended to the pending user turn: providers require user/assistant turns to alternate.
       last.content.push({ type: 'text', text });
-      await options.transcript?.append('inbox', { turn, messages: notes });
+      await options.transcript?.append('inbox', { role, turn, messages: notes });
     }
 
     const response = await provider.complete({
       system: options.system,
       messages,
       tools: tools.map((t) => t.spec),
-      maxTokens: options.maxTokensPerTurn ?? 8192,
+      maxTokens: options.maxTokensPerTurn ?? 16_384,
       ...(context.signal ? { signal: context.signal } : {}),
     });
     usage = addUsage(usage, response.usage);
-    await options.onUsage?.(response.usage);
+    const cost = budget.record(response.model, response.usage);
+    await options.onUsage?.(response.usage, cost, response.model);
     await options.transcript?.append('response', {
+      role,
       turn,
       model: response.model,
       stopReason: response.stopReason,
@@ -102,11 +130,17 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
     if (text) finalText = text;
     const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    await options.onStep?.({ kind: 'model', turn, text, toolCalls: calls.map((c) => c.name) });
-    if (calls.length === 0) return { stop: 'completed', finalText, turns: turn, usage };
+    await options.onStep?.({ kind: 'model', role, turn, text, toolCalls: calls.map((c) => c.name) });
+    if (calls.length === 0) return result('completed', turn);
 
     const results: ContentBlock[] = [];
     for (const call of calls) {
+      const signature = `${call.name}:${JSON.stringify(call.input)}`;
+      repeats = signature === lastCall ? repeats + 1 : 1;
+      lastCall = signature;
+      if (repeats >= maxRepeats) {
+        return result('stuck', turn, `the model repeated the same ${call.name} call ${repeats} times in a row`);
+      }
       const tool = byName.get(call.name);
       const outcome = tool
         ? await tool.execute(call.input, context)
@@ -115,6 +149,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       if (outcome.isError) block.isError = true;
       results.push(block);
       await options.transcript?.append('tool', {
+        role,
         turn,
         name: call.name,
         input: call.input,
@@ -123,6 +158,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       });
       await options.onStep?.({
         kind: 'tool',
+        role,
         name: call.name,
         input: call.input,
         isError: outcome.isError,
@@ -131,11 +167,4 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     }
     messages.push({ role: 'user', content: results });
   }
-  return {
-    stop: 'max_turns',
-    reason: `the model used all ${options.maxTurns} turns`,
-    finalText,
-    turns: options.maxTurns,
-    usage,
-  };
 }

@@ -32,6 +32,8 @@ export const EnvSchema = z
     /** anthropic | openai | replay. Default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY, else replay. */
     LLM_PROVIDER: z.enum(['anthropic', 'openai', 'replay']).optional(),
     LLM_MODEL: optionalText,
+    /** tools: the model edits through tool calls; text: whole-file blocks (`^^^path … ^^^end`) for models without tool use. */
+    LLM_EDIT_MODE: z.enum(['tools', 'text']).default('tools'),
     ANTHROPIC_API_KEY: optionalText,
     ANTHROPIC_BASE_URL: optionalUrl,
     OPENAI_API_KEY: optionalText,
@@ -58,6 +60,8 @@ export const EnvSchema = z
     SANDBOX: z.enum(['auto', 'bubblewrap', 'docker', 'process']).default('auto'),
     /** Image for SANDBOX=docker: it must hold the toolchains the repositories' checks need. */
     SANDBOX_DOCKER_IMAGE: z.string().min(1).default('node:22-bookworm-slim'),
+    /** A gitleaks-format TOML file of extra secret rules (a team's own, or `[extend] useDefault = true`). */
+    SECRET_RULES_FILE: optionalText,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Operations one worker process runs at once. Each holds a worktree and a sandbox. */
     WORKER_CONCURRENCY: positiveInt(2),
@@ -65,6 +69,16 @@ export const EnvSchema = z
     CHECK_TIMEOUT_MS: positiveInt(10 * 60_000),
     /** Model turns per operation before the loop stops with a budget reason. */
     MAX_TURNS: positiveInt(40),
+    /** Tokens (input + output + cache) per operation: ~$5 of a mid-size model. */
+    MAX_TOKENS: positiveInt(2_000_000),
+    /** Wall time of the agent loop per operation. */
+    MAX_WALL_MS: positiveInt(30 * 60_000),
+    /** Model cost per operation in USD, from the price table. */
+    MAX_COST_USD: z.coerce.number().positive().default(5),
+    /** Repair rounds after the first attempt (seed 003: one attempt + three repairs). */
+    MAX_REPAIRS: z.coerce.number().int().min(0).max(10).default(3),
+    /** Size of the repository map given to the model instead of whole files. */
+    REPO_MAP_TOKENS: positiveInt(2000),
     /**
      * Dashboard people and their sign-in tokens: `alice:token1,bob:token2` (tokens of 16+ characters).
      * Unset: only the API token signs in (as `operator`).
@@ -135,6 +149,7 @@ export interface Config {
   llm: {
     provider: 'anthropic' | 'openai' | 'replay';
     model: string | undefined;
+    editMode: 'tools' | 'text';
     anthropicApiKey: string | undefined;
     anthropicBaseUrl: string | undefined;
     openaiApiKey: string | undefined;
@@ -153,10 +168,14 @@ export interface Config {
   dataDir: string;
   workspaceDir: string;
   sandbox: { kind: Env['SANDBOX']; dockerImage: string };
+  secretRulesFile: string | undefined;
   logLevel: Env['LOG_LEVEL'];
   workerConcurrency: number;
   checkTimeoutMs: number;
   maxTurns: number;
+  budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
+  maxRepairs: number;
+  repoMapTokens: number;
   dashboard: {
     users: { user: string; token: string }[];
     /** Empty: every signed-in user may approve. */
@@ -192,6 +211,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     llm: {
       provider,
       model: env.LLM_MODEL,
+      editMode: env.LLM_EDIT_MODE,
       anthropicApiKey: env.ANTHROPIC_API_KEY,
       anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
       openaiApiKey: env.OPENAI_API_KEY,
@@ -210,10 +230,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     workspaceDir: path.resolve(env.WORKSPACE_DIR ?? path.join(dataDir, 'workspace')),
     sandbox: { kind: env.SANDBOX, dockerImage: env.SANDBOX_DOCKER_IMAGE },
+    secretRulesFile: env.SECRET_RULES_FILE,
     logLevel: env.LOG_LEVEL,
     workerConcurrency: env.WORKER_CONCURRENCY,
     checkTimeoutMs: env.CHECK_TIMEOUT_MS,
     maxTurns: env.MAX_TURNS,
+    budget: { turns: env.MAX_TURNS, tokens: env.MAX_TOKENS, wallMs: env.MAX_WALL_MS, costUsd: env.MAX_COST_USD },
+    maxRepairs: env.MAX_REPAIRS,
+    repoMapTokens: env.REPO_MAP_TOKENS,
     dashboard: {
       users: parseDashboardUsers(env.DASHBOARD_USERS),
       approvers: (env.DASHBOARD_APPROVERS ?? '')

@@ -58,6 +58,9 @@ export const CheckResult = z.object({
   exitCode: z.number().nullable(),
   durationMs: z.number(),
   output: z.string(),
+  failingTests: z.array(z.string()).default([]),
+  /** Failed on the base commit too, with the same failures: reported, not blocking. */
+  preExisting: z.boolean().default(false),
 });
 export type CheckResult = z.infer<typeof CheckResult>;
 
@@ -84,6 +87,26 @@ export const Approval = z.object({
   at: z.string(),
 });
 
+/** Per-request budget overrides; unset fields take the service defaults. */
+export const Budget = z
+  .object({
+    turns: z.number().int().positive().max(1000),
+    tokens: z.number().int().positive(),
+    wallMs: z.number().int().positive(),
+    costUsd: z.number().positive().max(1000),
+  })
+  .partial();
+export type Budget = z.infer<typeof Budget>;
+
+/** For /debug: the tests that failed before the change (red) and pass after it (green). */
+export const Evidence = z.object({
+  reproduced: z.boolean(),
+  red: z.array(z.string()),
+  green: z.array(z.string()),
+  note: z.string().optional(),
+});
+export type Evidence = z.infer<typeof Evidence>;
+
 /** Pipeline steps that have finished; a retried job skips them (see pipeline/checkpoints). */
 export const Checkpoint = z.enum(['prepared', 'agent_done', 'verified', 'committed', 'pushed', 'pr_opened']);
 export type Checkpoint = z.infer<typeof Checkpoint>;
@@ -104,6 +127,11 @@ export const Operation = z.object({
   headSha: z.string().optional(),
   pullRequest: PullRequestRef.optional(),
   plan: z.unknown().optional(),
+  /** The model's closing summary of the change. */
+  summary: z.string().optional(),
+  review: z.unknown().optional(),
+  evidence: Evidence.optional(),
+  budget: Budget.optional(),
   filesChanged: z.array(z.string()).default([]),
   checks: z.array(CheckResult).default([]),
   findings: z.array(z.unknown()).default([]),

@@ -101,6 +101,21 @@ export class LocalForge implements Forge {
     return out.trim() || undefined;
   }
 
+  /** Branch name → head sha, for tests and the dashboard. */
+  async listBranches(repo: string): Promise<Record<string, string>> {
+    const out = await git(this.repoDir(repo), [
+      'for-each-ref',
+      '--format=%(refname:short) %(objectname)',
+      'refs/heads',
+    ]);
+    return Object.fromEntries(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ') as [string, string]),
+    );
+  }
+
   #prKey(repo: string, number: number): string {
     return `${this.options.keyPrefix}:forge:{${repo}}:pr:${number}`;
   }

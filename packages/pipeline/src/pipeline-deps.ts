@@ -3,8 +3,9 @@ import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { CommandRunner } from '@pullwright/sandbox';
-import type { Redactor } from '@pullwright/security';
+import type { Redactor, SecretScanner } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
+import type { BaselineChecks } from './baseline-checks.ts';
 
 /** Everything a pipeline step needs, built once per process by `createRuntime`. */
 export interface PipelineDeps {
@@ -16,10 +17,15 @@ export interface PipelineDeps {
   forge: Forge;
   runner: CommandRunner;
   redactor: Redactor;
+  scanner: SecretScanner;
   logger: Logger;
   /** A fresh provider per operation (the replay provider keeps its place in the transcript). */
   createProvider: (op: Operation) => ModelProvider;
   transcriptsDir: string;
-  maxTurns: number;
+  budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
+  maxRepairs: number;
+  editMode: 'tools' | 'text';
+  repoMapTokens: number;
   checkTimeoutMs: number;
+  baselines: BaselineChecks;
 }

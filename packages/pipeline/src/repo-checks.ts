@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CheckRun, CheckRunner } from '@pullwright/agent';
+import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent';
 import { ValidationError } from '@pullwright/core';
 import type { CommandRunner } from '@pullwright/sandbox';
 import { parse as parseYaml } from 'yaml';
@@ -8,22 +8,44 @@ import { z } from 'zod';
 
 const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
-/** The part of `.pullwright.yml` the pipeline reads: which commands check a change. */
+/** The part of `.pullwright.yml` the pipeline reads: how to install, check and lint. */
 const RepoConfigFile = z.object({
   checks: z
     .record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), z.string().min(1).max(500))
     .optional(),
+  /** Dependency install, the one command allowed network (to package registries). */
+  install: z.string().min(1).max(500).optional(),
+  /** Lints one file after each edit; `{file}` is replaced by the path. */
+  lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
 });
 
 /** Scripts from package.json we treat as checks, in the order they usually run. */
 const PACKAGE_SCRIPTS = ['typecheck', 'lint', 'test', 'build'] as const;
 
+export interface RepoCommands {
+  checks: Record<string, string>;
+  install?: string;
+  lintFile?: string;
+}
+
+interface PackageJson {
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+function readPackageJson(root: string): PackageJson | undefined {
+  const file = path.join(root, 'package.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as PackageJson) : undefined;
+}
+
 /**
- * Which checks a repository has: `.pullwright.yml` `checks:` when present (it is the team's
- * explicit word), else the matching scripts of package.json.
+ * How to install, check and lint a repository: `.pullwright.yml` when it says (the team's
+ * explicit word), else what package.json implies.
  */
-export function detectChecks(root: string): Record<string, string> {
+export function detectRepoCommands(root: string): RepoCommands {
   const configFile = path.join(root, '.pullwright.yml');
+  let config: z.infer<typeof RepoConfigFile> = {};
   if (existsSync(configFile)) {
     const parsed = RepoConfigFile.safeParse(parseYaml(readFileSync(configFile, 'utf8')) ?? {});
     if (!parsed.success) {
@@ -32,18 +54,32 @@ export function detectChecks(root: string): Record<string, string> {
         parsed.error.issues.map((i) => ({ field: ['.pullwright.yml', ...i.path].join('.'), reason: i.message })),
       );
     }
-    if (parsed.data.checks && Object.keys(parsed.data.checks).length > 0) return parsed.data.checks;
+    config = parsed.data;
   }
-  const pkgFile = path.join(root, 'package.json');
-  if (existsSync(pkgFile)) {
-    const scripts = (JSON.parse(readFileSync(pkgFile, 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
-    const out: Record<string, string> = {};
-    for (const name of PACKAGE_SCRIPTS) {
-      if (scripts[name]) out[name] = name === 'test' ? 'npm test' : `npm run ${name}`;
-    }
-    return out;
+  const pkg = readPackageJson(root);
+  const checks: Record<string, string> = {};
+  if (config.checks && Object.keys(config.checks).length > 0) Object.assign(checks, config.checks);
+  else if (pkg?.scripts) {
+    for (const name of PACKAGE_SCRIPTS)
+      if (pkg.scripts[name]) checks[name] = name === 'test' ? 'npm test' : `npm run ${name}`;
   }
-  return {};
+  const hasDeps = Object.keys({ ...pkg?.dependencies, ...pkg?.devDependencies }).length > 0;
+  const install =
+    config.install ??
+    (hasDeps && existsSync(path.join(root, 'package-lock.json'))
+      ? 'npm ci --no-audit --no-fund'
+      : hasDeps
+        ? 'npm install --no-audit --no-fund'
+        : undefined);
+  const devDeps = { ...pkg?.dependencies, ...pkg?.devDependencies };
+  const lintFile =
+    config.lint_file ??
+    (devDeps.eslint
+      ? 'npx --no-install eslint --no-color {file}'
+      : devDeps['@biomejs/biome']
+        ? 'npx --no-install biome lint --colors=off {file}'
+        : undefined);
+  return { checks, ...(install ? { install } : {}), ...(lintFile ? { lintFile } : {}) };
 }
 
 /** Runs a repository's checks through the sandbox runner; what the `run_check` tool and verify use. */
@@ -69,14 +105,18 @@ export class RepoChecks implements CheckRunner {
       timeoutMs: this.timeoutMs,
       ...(signal ? { signal } : {}),
     });
+    // Paths relative to the repository: shorter for the model, and equal across worktrees
+    // (failure fingerprints and cached baselines compare them).
+    const output = result.output.replaceAll(`${this.root}/`, '');
     const run: CheckRun = {
       name,
       command,
       passed: result.exitCode === 0,
       exitCode: result.exitCode,
       durationMs: result.durationMs,
-      output: result.output,
+      output,
       timedOut: result.killedBy === 'timeout',
+      failingTests: result.exitCode === 0 ? [] : failingTests(output),
     };
     await this.onRun?.(run);
     return run;

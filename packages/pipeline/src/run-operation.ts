@@ -1,10 +1,25 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ALL_TOOLS, runAgentLoop, systemPrompt, TranscriptWriter, truncateOutput } from '@pullwright/agent';
+import {
+  type BaselineCheck,
+  type BudgetLimits,
+  BudgetTracker,
+  buildRepoMap,
+  type CheckRun,
+  newFailuresOf,
+  type SolveResult,
+  solveRequest,
+  TranscriptWriter,
+  truncateOutput,
+} from '@pullwright/agent';
 import { branchNameFor, type Checkpoint, FINAL_STATUSES, isPullwrightError, type Operation } from '@pullwright/core';
-import { PathGuard } from '@pullwright/security';
+import { PathGuard, type SecretFinding } from '@pullwright/security';
+import { LintGate } from './lint-gate.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { pullRequestBody } from './pull-request-body.ts';
-import { detectChecks, RepoChecks } from './repo-checks.ts';
+import { redGreenEvidence } from './red-green.ts';
+import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
+import { checkWrite, describeFinding } from './secret-gate.ts';
 
 /** Ends the pipeline with a final status; thrown by steps, caught once in `runOperation`. */
 class StopOperation extends Error {
@@ -94,25 +109,101 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
     { type: 'step', data: { step: 'prepare', branch, baseSha, resumed: ws.resumed } },
   );
 
-  const commands = detectChecks(ws.dir);
-  const checks = new RepoChecks(ws.dir, commands, deps.runner, deps.checkTimeoutMs, (run) =>
+  const commands = detectRepoCommands(ws.dir);
+  if (!commands.checks.test) {
+    throw new StopOperation(
+      'failed',
+      'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
+    );
+  }
+  const checkEvents = (run: CheckRun) =>
     events
-      .append(opId, 'check', { name: run.name, passed: run.passed, exitCode: run.exitCode, durationMs: run.durationMs })
-      .then(() => undefined),
-  );
+      .append(opId, 'check', {
+        name: run.name,
+        passed: run.passed,
+        exitCode: run.exitCode,
+        durationMs: run.durationMs,
+        failingTests: run.failingTests,
+      })
+      .then(() => undefined);
+  const checksIn = (dir: string, report = true) =>
+    new RepoChecks(dir, commands.checks, deps.runner, deps.checkTimeoutMs, report ? checkEvents : undefined);
+  const checks = checksIn(ws.dir);
 
-  // agent loop
-  let summary = typeof op.plan === 'string' ? op.plan : '';
+  // install: the one step allowed network, before any untrusted change exists
+  if (commands.install) {
+    await events.append(opId, 'step', { step: 'install', command: commands.install });
+    const r = await deps.runner.run({
+      command: commands.install,
+      cwd: ws.dir,
+      root: ws.dir,
+      timeoutMs: deps.checkTimeoutMs,
+      network: true,
+    });
+    if (r.exitCode !== 0) {
+      throw new StopOperation(
+        'failed',
+        `dependency install (${commands.install}) failed:\n${redactor.redact(truncateOutput(r.output.trim(), 4000))}`,
+      );
+    }
+  }
+
+  // baseline: how the checks do on the base commit, so only new failures count
+  const runAll = async (runner: RepoChecks) => {
+    const out: Record<string, BaselineCheck> = {};
+    for (const name of runner.names()) {
+      const r = await runner.run(name);
+      out[name] = { passed: r.passed, failingTests: r.failingTests };
+    }
+    return out;
+  };
+  const { baseline, cached } = await deps.baselines.get(op.repo, baseSha, commands.checks, () =>
+    ws.resumed
+      ? workspace.withTemporaryWorktree(op.repo, baseSha, (dir) => runAll(checksIn(dir, false)))
+      : runAll(checksIn(ws.dir, false)),
+  );
+  await events.append(opId, 'step', {
+    step: 'baseline',
+    cached,
+    checks: Object.fromEntries(Object.entries(baseline).map(([k, v]) => [k, v.passed])),
+  });
+
+  // agent: plan → code → verify → repair → review
+  let finalChecks: CheckRun[] | undefined;
+  let summary = op.summary ?? '';
   if (!op.checkpoints.includes('agent_done')) {
-    await events.append(opId, 'step', { step: 'agent', state: 'started', checks: Object.keys(commands) });
     const transcriptPath = path.join(deps.transcriptsDir, `${opId}.jsonl`);
-    const result = await runAgentLoop({
-      provider: deps.createProvider(op),
-      system: systemPrompt(op.type, Object.keys(commands)),
+    const guard = new PathGuard(ws.dir);
+    const lint = commands.lintFile ? new LintGate(ws.dir, commands.lintFile, deps.runner) : undefined;
+    const budget = new BudgetTracker(budgetLimits(deps.budget, op.budget));
+    await store.patch(
+      opId,
+      { transcriptPath },
+      { type: 'step', data: { step: 'agent', state: 'started', checks: Object.keys(commands.checks) } },
+    );
+    const result = await solveRequest({
+      type: op.type,
       task: taskText(op),
-      tools: ALL_TOOLS,
-      context: { root: ws.dir, guard: new PathGuard(ws.dir), checks },
-      maxTurns: deps.maxTurns,
+      repoMap: await buildRepoMap(ws.dir, deps.repoMapTokens),
+      provider: deps.createProvider(op),
+      context: {
+        root: ws.dir,
+        guard,
+        checks,
+        onWrite: async (rel, content) => {
+          const before = await readFile(await guard.resolveForWrite(rel), 'utf8').catch(() => undefined);
+          if (content !== null) checkWrite(deps.scanner, rel, before, content);
+          await lint?.beforeWrite(rel, before !== undefined);
+        },
+        ...(lint ? { lintFile: (rel: string) => lint.afterWrite(rel) } : {}),
+      },
+      baseline,
+      budget,
+      maxRepairs: deps.maxRepairs,
+      editMode: deps.editMode,
+      diff: () => workspace.diff(ws.dir, baseSha),
+      changedFiles: () => workspace.changedFiles(ws.dir, baseSha),
+      readFile: async (rel) => readFile(await guard.resolveForRead(rel), 'utf8').catch(() => undefined),
       transcript: new TranscriptWriter(transcriptPath, redactor),
       shouldStop: cancelled,
       readInbox: async () => {
@@ -122,65 +213,106 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
         return messages.map((m) => redactor.redact(`${m.from} (${m.source}): ${m.text}`));
       },
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
-      onUsage: async (u) => {
+      onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
+      onUsage: async (u, costUsd) => {
         await store.update(
           opId,
           (cur) => ({
             ...cur,
             usage: {
-              ...cur.usage,
-              inputTokens: cur.usage.inputTokens + u.inputTokens,
+              inputTokens: cur.usage.inputTokens + u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens,
               outputTokens: cur.usage.outputTokens + u.outputTokens,
+              costUsd: cur.usage.costUsd + costUsd,
+              wallTimeMs: budget.spent.wallMs,
               modelCalls: cur.usage.modelCalls + 1,
             },
           }),
-          { type: 'usage', data: { ...u } },
+          { type: 'usage', data: { ...u, costUsd } },
         );
       },
     });
-    if (result.stop === 'stopped') throw new StopOperation('cancelled', result.reason ?? 'stopped');
-    if (result.stop === 'max_turns') throw new StopOperation('failed', `budget exhausted: ${result.reason}`);
-    summary = redactor.redact(result.finalText);
+    summary = redactor.redact(result.summary);
     op = await store.patch(
       opId,
-      { plan: summary, transcriptPath, checkpoints: withCheckpoint(await store.get(opId), 'agent_done') },
-      { type: 'step', data: { step: 'agent', state: 'finished', turns: result.turns, stop: result.stop } },
+      {
+        ...(result.plan ? { plan: redactor.redactValue(result.plan) } : {}),
+        ...(result.review ? { review: redactor.redactValue(result.review) } : {}),
+        summary,
+      },
+      { type: 'step', data: { step: 'agent', state: 'finished', outcome: result.outcome, repairs: result.repairs } },
+    );
+    if (result.outcome !== 'ready')
+      await stopForOutcome(result, redactor.redact.bind(redactor), () => keepWork(deps, op, ws.dir, baseSha));
+    finalChecks = result.checks;
+    op = await store.patch(
+      opId,
+      { checkpoints: withCheckpoint(op, 'agent_done') },
+      { type: 'checkpoint', data: { step: 'agent_done' } },
     );
   }
 
-  // verify
+  // verify: the checks as they ran last (or again, when a retried job resumes here)
   await stopIfCancelled();
   const filesChanged = await workspace.changedFiles(ws.dir, baseSha);
   if (filesChanged.length === 0) throw new StopOperation('failed', 'the model made no changes');
-  if (!commands.test) {
-    throw new StopOperation(
-      'failed',
-      'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
-    );
+  if (!finalChecks) {
+    await events.append(opId, 'step', { step: 'verify', state: 'started', files: filesChanged });
+    finalChecks = [];
+    for (const name of checks.names()) finalChecks.push(await checks.run(name));
   }
-  await events.append(opId, 'step', { step: 'verify', state: 'started', files: filesChanged });
-  const runs = [];
-  for (const name of checks.names()) runs.push(await checks.run(name));
-  const checkResults = runs.map((r) => ({
+  const blocking = finalChecks.filter(
+    (c) => newFailuresOf(c, baseline[c.name]) || ((op.type === 'fix' || op.type === 'debug') && !c.passed),
+  );
+  const checkResults = finalChecks.map((r) => ({
     name: r.name,
     command: r.command,
     passed: r.passed,
     exitCode: r.exitCode,
     durationMs: r.durationMs,
     output: redactor.redact(truncateOutput(r.output, 4000)),
+    failingTests: r.failingTests,
+    preExisting: !r.passed && !blocking.includes(r),
   }));
   op = await store.patch(
     opId,
     { filesChanged, checks: checkResults, checkpoints: withCheckpoint(op, 'verified') },
-    { type: 'step', data: { step: 'verify', state: 'finished', passed: runs.every((r) => r.passed) } },
+    { type: 'step', data: { step: 'verify', state: 'finished', passed: blocking.length === 0 } },
   );
-  const failing = runs.find((r) => !r.passed);
-  if (failing) {
-    const why = failing.timedOut ? 'timed out' : `exited with ${failing.exitCode}`;
+  if (blocking[0]) throw new StopOperation('failed', checkFailureText(blocking[0], redactor));
+
+  // gate: the whole diff is scanned for secrets; a finding or a scanner failure blocks the commit
+  let findings: SecretFinding[];
+  try {
+    findings = deps.scanner.scanDiff(await workspace.diff(ws.dir, baseSha));
+  } catch (err) {
+    throw new StopOperation('failed', `commit blocked: ${(err as Error).message}`);
+  }
+  op = await store.patch(
+    opId,
+    { findings },
+    { type: 'step', data: { step: 'secret_scan', findings: findings.length } },
+  );
+  if (findings.length > 0) {
     throw new StopOperation(
       'failed',
-      `check "${failing.name}" ${why}:\n${redactor.redact(truncateOutput(failing.output.trim(), 4000))}`,
+      `commit blocked: the change adds ${findings.length} secret(s): ${findings.map(describeFinding).join('; ')}`,
     );
+  }
+
+  if (op.type === 'debug') {
+    const evidence = await redGreenEvidence({
+      baseline: baseline.test,
+      final: finalChecks.find((c) => c.name === 'test'),
+      changedFiles: filesChanged,
+      summary,
+      worktree: ws.dir,
+      runTestsOnBase: (copy) =>
+        workspace.withTemporaryWorktree(op.repo, baseSha, async (dir) => {
+          await copy(dir);
+          return checksIn(dir, false).run('test');
+        }),
+    });
+    op = await store.patch(opId, { evidence }, { type: 'evidence', data: { ...evidence } });
   }
 
   // publish
@@ -211,6 +343,54 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
     },
     { pullRequest: pr.number, url: pr.url, headSha: pr.headSha },
   );
+}
+
+/** Service defaults, tightened or loosened per request where the request says so. */
+function budgetLimits(defaults: BudgetLimits, overrides: Operation['budget']): BudgetLimits {
+  return {
+    turns: overrides?.turns ?? defaults.turns,
+    tokens: overrides?.tokens ?? defaults.tokens,
+    wallMs: overrides?.wallMs ?? defaults.wallMs,
+    costUsd: overrides?.costUsd ?? defaults.costUsd,
+  };
+}
+
+function checkFailureText(run: CheckRun, redactor: { redact(s: string): string }): string {
+  const why = run.timedOut ? 'timed out' : `exited with ${run.exitCode}`;
+  return `check "${run.name}" ${why}:\n${redactor.redact(truncateOutput(run.output.trim(), 4000))}`;
+}
+
+/** Maps an unfinished agent run to the operation's end, with the reason a person needs. */
+async function stopForOutcome(
+  result: SolveResult,
+  redact: (s: string) => string,
+  keep: () => Promise<string | undefined>,
+): Promise<never> {
+  const reason = redact(result.reason ?? result.outcome);
+  if (result.outcome === 'stopped') throw new StopOperation('cancelled', reason);
+  const saved = result.outcome === 'budget' || result.outcome === 'stuck' ? await keep() : undefined;
+  const kept = saved ? ` (the work so far is kept in ${saved})` : '';
+  const failing = result.newFailures[0] ? `\n${checkFailureText(result.newFailures[0], { redact })}` : '';
+  const label: Record<string, string> = {
+    budget: 'budget exhausted',
+    stuck: 'stuck',
+    checks_failed: 'checks failed',
+    review_rejected: 'review rejected the change',
+    invalid_plan: 'invalid plan',
+    invalid_review: 'invalid review',
+    no_changes: 'no changes',
+  };
+  throw new StopOperation('failed', `${label[result.outcome] ?? result.outcome}: ${reason}${kept}${failing}`);
+}
+
+/** Saves the unpushed diff beside the transcripts, so work cut short by a budget is not lost. */
+async function keepWork(deps: PipelineDeps, op: Operation, dir: string, baseSha: string): Promise<string | undefined> {
+  const diff = await deps.workspace.diff(dir, baseSha);
+  if (!diff.trim()) return undefined;
+  const file = path.join(deps.transcriptsDir, `${op.id}.diff`);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, deps.redactor.redact(diff));
+  return file;
 }
 
 function withCommitted(op: Operation): Operation {

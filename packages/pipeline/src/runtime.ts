@@ -4,9 +4,10 @@ import { type Config, configSecrets, type Logger, PullwrightError } from '@pullw
 import { LocalForge } from '@pullwright/forge';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
-import { Redactor } from '@pullwright/security';
+import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { Redis } from 'ioredis';
+import { BaselineChecks } from './baseline-checks.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -59,6 +60,11 @@ export async function createRuntime(
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
   const createProvider = createModelProviderFactory(config, logger);
   const runner = await createSandbox(config, logger);
+  const scanner = new SecretScanner({
+    rules: config.secretRulesFile
+      ? loadGitleaksConfigFile(config.secretRulesFile, { defaults: DEFAULT_RULES })
+      : DEFAULT_RULES,
+  });
   // Commands fail fast when Redis is away (the API answers 503) instead of queueing forever.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3000, lazyConnect: false });
   redis.on('error', (err) => logger.warn({ err: redactor.redact(err.message) }, 'redis connection error'));
@@ -87,10 +93,15 @@ export async function createRuntime(
     workspace: new WorkspaceManager(config.workspaceDir, logger),
     runner,
     redactor,
+    scanner,
     logger,
     createProvider,
     transcriptsDir: path.join(config.dataDir, 'transcripts'),
-    maxTurns: config.maxTurns,
+    budget: config.budget,
+    maxRepairs: config.maxRepairs,
+    editMode: config.llm.editMode,
+    repoMapTokens: config.repoMapTokens,
+    baselines: new BaselineChecks(redis, config.redisPrefix),
     checkTimeoutMs: config.checkTimeoutMs,
     actions: new OperationActions(store, queue),
     async close() {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
+  type Budget,
   emptyUsage,
   NotFoundError,
   Operation,
@@ -38,6 +39,7 @@ export interface NewOperation {
   baseBranch: string;
   description: string;
   context?: OperationContext;
+  budget?: Budget;
   requester: Requester;
 }
 
@@ -70,9 +72,12 @@ export class OperationStore {
 
   async create(input: NewOperation, now = new Date()): Promise<Operation> {
     const ts = now.toISOString();
+    // A secret pasted into a request (an error log with a token) is masked before it is stored:
+    // the record is shown on the dashboard and in Slack, and its text becomes the branch slug.
     const op = Operation.parse({
       ...input,
-      context: input.context ?? {},
+      description: this.scrub(input.description),
+      context: this.scrub(input.context ?? {}),
       id: newOperationId(now.getTime()),
       status: 'queued',
       version: 0,

@@ -1,39 +1,33 @@
+import { SecretScanner } from './secret-scanner.ts';
+
 /**
  * One scrubber for every output channel: logs, transcripts, events, PR bodies, Slack text
  * and error messages. It masks (1) the exact values the process knows are secret (its own
- * tokens and keys) and (2) anything shaped like a well-known credential.
+ * tokens and keys) and (2) anything the SecretScanner's rules find — the same credential
+ * shapes that block a commit, so there is one list of them to maintain.
  */
-
-/** Shapes of credentials that must never be echoed, whoever they belong to. */
-export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
-  /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g,
-  /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}\b/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g,
-  /\bsk-ant-[A-Za-z0-9_-]{20,}\b/g,
-  /\bsk-(?:proj-)?[A-Za-z0-9_-]{32,}\b/g,
-  /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-  /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g,
-  // user:password@ in URLs (redis://, postgres://, https://)
-  /(?<=[a-z][a-z0-9+.-]*:\/\/[^:/\s@]*:)[^@\s/]{3,}(?=@)/gi,
-];
 
 export interface RedactorOptions {
   /** Exact values to mask (the process's own API keys, tokens, signing secrets). */
   secrets?: Iterable<string>;
+  /** Whose rules define "shaped like a credential"; defaults to the shipped rules. */
+  scanner?: SecretScanner;
 }
 
-/** Shows only the last 2 characters, so an operator can tell which key it was. */
+/** Shows only the last 2 characters, so an operator can tell which key it was (seed 003). */
 export function maskSecret(value: string): string {
   return `[redacted…${value.slice(-2)}]`;
 }
 
+let sharedScanner: SecretScanner | undefined;
+
 export class Redactor {
   readonly #secrets: string[] = [];
+  readonly #scanner: SecretScanner;
 
   constructor(options: RedactorOptions = {}) {
+    sharedScanner ??= new SecretScanner();
+    this.#scanner = options.scanner ?? sharedScanner;
     for (const s of options.secrets ?? []) this.addSecret(s);
   }
 
@@ -50,10 +44,22 @@ export class Redactor {
     for (const secret of this.#secrets) {
       if (out.includes(secret)) out = out.split(secret).join(maskSecret(secret));
     }
-    for (const pattern of CREDENTIAL_PATTERNS) {
-      out = out.replace(pattern, (m) => maskSecret(m));
+    const spans = this.#scanner.spans(out);
+    if (spans.length === 0) return out;
+    // Overlapping findings (two rules on one token) become one masked range.
+    let result = '';
+    let cursor = 0;
+    let i = 0;
+    while (i < spans.length) {
+      const start = spans[i]!.start;
+      let end = spans[i]!.end;
+      while (i + 1 < spans.length && spans[i + 1]!.start < end) end = Math.max(end, spans[++i]!.end);
+      i++;
+      if (start < cursor) continue;
+      result += out.slice(cursor, start) + maskSecret(out.slice(start, end));
+      cursor = end;
     }
-    return out;
+    return result + out.slice(cursor);
   }
 
   /** Deep copy with every string redacted: for events and JSON bodies. */

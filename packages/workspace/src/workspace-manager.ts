@@ -165,6 +165,31 @@ export class WorkspaceManager {
     }
   }
 
+  /**
+   * A throwaway detached checkout of `sha` from the repo's mirror (base-commit checks,
+   * red/green proofs). Removed by `fn`'s end whatever happens.
+   */
+  async withTemporaryWorktree<T>(repo: string, sha: string, fn: (dir: string) => Promise<T>): Promise<T> {
+    const mirror = this.mirrorDir(repo);
+    const dir = path.join(
+      this.root,
+      'tmp',
+      `${path.basename(repo)}-${sha.slice(0, 12)}-${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`,
+    );
+    await mkdir(path.dirname(dir), { recursive: true });
+    await this.#mutex.run(mirror, () => gitClient(mirror).raw(['worktree', 'add', '--detach', dir, sha]));
+    try {
+      return await fn(dir);
+    } finally {
+      await this.#mutex.run(mirror, async () => {
+        await gitClient(mirror)
+          .raw(['worktree', 'remove', '--force', dir])
+          .catch(() => undefined);
+        await rm(dir, { recursive: true, force: true });
+      });
+    }
+  }
+
   async remove(opId: string, repo: string): Promise<void> {
     const dir = this.worktreeDir(opId);
     const mirror = this.mirrorDir(repo);

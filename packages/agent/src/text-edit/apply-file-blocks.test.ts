@@ -109,7 +109,13 @@ describe('applyFileBlocks', () => {
       response: '^^^src/ghost.ts\n^^^delete',
       message: /nothing to delete/,
     },
-    { name: 'writing over a directory', response: '^^^src\nx\n^^^end', message: /is a directory/ },
+    // The hardened PathGuard refuses a directory as a write target itself (rule special_file).
+    {
+      name: 'writing over a directory',
+      response: '^^^src\nx\n^^^end',
+      message: /special_file|is a directory/,
+      code: 'path_refused',
+    },
     {
       name: 'a file named twice',
       response: '^^^src/a.ts\n1\n^^^end\n^^^./src/a.ts\n2\n^^^end',
@@ -125,13 +131,16 @@ describe('applyFileBlocks', () => {
       response: '^^^lib\nx\n^^^end\n^^^lib/a.ts\ny\n^^^end',
       message: /line 4 lib: written as a file, but the block at line 7 puts lib\/a.ts inside it/,
     },
-  ])('rejects $name before writing anything', async ({ response, message }) => {
-    const before = await snapshot(root);
-    const err = await rejection(`^^^src/keep.ts\nchanged\n^^^end\n${response}`);
-    expect(err.code).toBe('validation_failed');
-    expect(err.message).toMatch(message);
-    expect(await snapshot(root)).toEqual(before);
-  });
+  ] as { name: string; response: string; message: RegExp; code?: string }[])(
+    'rejects $name before writing anything',
+    async ({ response, message, code }) => {
+      const before = await snapshot(root);
+      const err = await rejection(`^^^src/keep.ts\nchanged\n^^^end\n${response}`);
+      expect(err.code).toBe(code ?? 'validation_failed');
+      expect(err.message).toMatch(message);
+      expect(await snapshot(root)).toEqual(before);
+    },
+  );
 
   it('lists every problem at once', async () => {
     const err = await rejection('^^^.gitignore\n*\n^^^end\n^^^src/ghost.ts\n^^^delete\n^^^../x\nx\n^^^end');

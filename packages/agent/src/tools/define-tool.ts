@@ -12,6 +12,8 @@ export interface CheckRun {
   durationMs: number;
   output: string;
   timedOut: boolean;
+  /** Failing test names when the runner's output tells them (see check-failures.ts). */
+  failingTests: string[];
 }
 
 export interface CheckRunner {
@@ -26,6 +28,8 @@ export interface ToolContext {
   checks: CheckRunner;
   /** Called after each successful write, with the repo-relative path (locks, secret scan, bookkeeping). */
   onWrite?: (relPath: string, content: string | null) => Promise<void>;
+  /** Lints one file after an edit; returns the problems the edit added, or nothing. */
+  lintFile?: (relPath: string) => Promise<string | undefined>;
   signal?: AbortSignal;
 }
 

@@ -46,32 +46,124 @@ function occurrences(haystack: string, needle: string): number[] {
   return at;
 }
 
+const EDIT_MODES = [
+  'replace',
+  'insert_before',
+  'insert_after',
+  'replace_lines',
+  'insert_at_line',
+  'append',
+  'prepend',
+] as const;
+
+/** Finds the one place `oldText` stands, or explains (with line numbers) why it cannot. */
+function locateUnique(content: string, oldText: string, rel: string): number {
+  const found = occurrences(content, oldText);
+  if (found.length === 0) {
+    throw new ToolInputError(
+      `oldText was not found in ${rel}. Did you mean these lines?\n${closestLines(content, oldText)}\nCopy the text exactly as it appears (without the line-number prefix), or use mode "replace_lines" with line numbers.`,
+    );
+  }
+  if (found.length > 1) {
+    const lineOf = (offset: number) => content.slice(0, offset).split('\n').length;
+    throw new ToolInputError(
+      `oldText appears ${found.length} times in ${rel} (lines ${found.map(lineOf).join(', ')}). Include more surrounding lines so it matches once.`,
+    );
+  }
+  return found[0]!;
+}
+
+function lineStart(lines: string[], line: number): number {
+  return lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+}
+
+/** Applies one edit; returns the new content and the 1-based line it touched. */
+export function applyEdit(
+  content: string,
+  rel: string,
+  edit: {
+    mode: (typeof EDIT_MODES)[number];
+    oldText?: string | undefined;
+    newText: string;
+    line?: number | undefined;
+    endLine?: number | undefined;
+  },
+): { updated: string; line: number } {
+  const { mode, newText } = edit;
+  const lineAt = (offset: number) => content.slice(0, offset).split('\n').length;
+  const needsText = (): string => {
+    if (!edit.oldText) throw new ToolInputError(`mode "${mode}" needs oldText (the exact text to find).`);
+    return edit.oldText;
+  };
+  const lines = content.split('\n');
+  const needsLine = (max: number): number => {
+    if (edit.line === undefined) throw new ToolInputError(`mode "${mode}" needs line (1-based).`);
+    if (edit.line < 1 || edit.line > max) throw new ToolInputError(`line ${edit.line} is outside ${rel} (1-${max}).`);
+    return edit.line;
+  };
+  switch (mode) {
+    case 'replace': {
+      const oldText = needsText();
+      const at = locateUnique(content, oldText, rel);
+      return { updated: content.slice(0, at) + newText + content.slice(at + oldText.length), line: lineAt(at) };
+    }
+    case 'insert_before': {
+      const at = locateUnique(content, needsText(), rel);
+      return { updated: content.slice(0, at) + newText + content.slice(at), line: lineAt(at) };
+    }
+    case 'insert_after': {
+      const oldText = needsText();
+      const at = locateUnique(content, oldText, rel) + oldText.length;
+      return { updated: content.slice(0, at) + newText + content.slice(at), line: lineAt(at) };
+    }
+    case 'replace_lines': {
+      const from = needsLine(lines.length);
+      const to = edit.endLine ?? from;
+      if (to < from || to > lines.length)
+        throw new ToolInputError(`endLine ${to} must be between ${from} and ${lines.length}.`);
+      const replacement = newText.endsWith('\n') ? newText.slice(0, -1).split('\n') : newText.split('\n');
+      return { updated: [...lines.slice(0, from - 1), ...replacement, ...lines.slice(to)].join('\n'), line: from };
+    }
+    case 'insert_at_line': {
+      const at = needsLine(lines.length + 1);
+      const offset = at > lines.length ? content.length : lineStart(lines, at);
+      const text = newText.endsWith('\n') || at > lines.length ? newText : `${newText}\n`;
+      return { updated: content.slice(0, offset) + text + content.slice(offset), line: at };
+    }
+    case 'append':
+      return { updated: content + newText, line: lines.length };
+    case 'prepend':
+      return { updated: newText + content, line: 1 };
+  }
+}
+
 export const editFileTool = defineTool({
   name: 'edit_file',
-  description:
-    'Replace one exact, unique occurrence of oldText with newText in a file. oldText must match the file exactly (whitespace included) and appear once; include surrounding lines to make it unique.',
+  description: [
+    'Change part of a file. Modes:',
+    '"replace" (default): replace the one exact occurrence of oldText with newText (whitespace must match; include surrounding lines to make it unique);',
+    '"insert_before" / "insert_after": insert newText before/after the one occurrence of oldText;',
+    '"replace_lines": replace lines line..endLine (1-based, inclusive) with newText;',
+    '"insert_at_line": insert newText before line `line`;',
+    '"append" / "prepend": add newText at the end/start of the file.',
+    'Read the file first to get exact text or line numbers.',
+  ].join(' '),
   readOnly: false,
-  input: z.object({ path: z.string(), oldText: z.string().min(1), newText: z.string() }),
-  async run({ path: rel, oldText, newText }, ctx) {
+  input: z.object({
+    path: z.string(),
+    mode: z.enum(EDIT_MODES).default('replace'),
+    oldText: z.string().min(1).optional(),
+    newText: z.string(),
+    line: z.number().int().positive().optional(),
+    endLine: z.number().int().positive().optional(),
+  }),
+  async run({ path: rel, ...edit }, ctx) {
     const file = await ctx.guard.resolveForWrite(rel);
     const content = await readFile(file, 'utf8');
-    const found = occurrences(content, oldText);
-    if (found.length === 0) {
-      throw new ToolInputError(
-        `oldText was not found in ${rel}. Did you mean these lines?\n${closestLines(content, oldText)}\nCopy the text exactly as it appears (without the line-number prefix).`,
-      );
-    }
-    if (found.length > 1) {
-      const lineOf = (offset: number) => content.slice(0, offset).split('\n').length;
-      throw new ToolInputError(
-        `oldText appears ${found.length} times in ${rel} (lines ${found.map(lineOf).join(', ')}). Include more surrounding lines so it matches once.`,
-      );
-    }
-    const at = found[0]!;
-    const updated = content.slice(0, at) + newText + content.slice(at + oldText.length);
+    const { updated, line } = applyEdit(content, rel, edit);
     await ctx.onWrite?.(rel, updated);
     await writeFile(file, updated);
-    const line = content.slice(0, at).split('\n').length;
-    return `Edited ${rel} at line ${line}.`;
+    const lint = await ctx.lintFile?.(rel);
+    return `Edited ${rel} at line ${line}.${lint ? `\nThe linter reports new problems in ${rel}:\n${lint}` : ''}`;
   },
 });

@@ -14,6 +14,7 @@ export const runCheckTool = defineTool({
     }
     const r = await ctx.checks.run(name, ctx.signal);
     const status = r.passed ? 'PASSED' : r.timedOut ? 'TIMED OUT' : 'FAILED';
-    return `${name}: ${status} (exit ${r.exitCode ?? 'none'}, ${r.durationMs} ms)\n$ ${r.command}\n${r.output}`;
+    const failing = r.failingTests.length ? `\nFailing tests: ${r.failingTests.join('; ')}` : '';
+    return `${name}: ${status} (exit ${r.exitCode ?? 'none'}, ${r.durationMs} ms)${failing}\n$ ${r.command}\n${r.output}`;
   },
 });

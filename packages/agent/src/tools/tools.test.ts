@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { PathGuard } from '@pullwright/security';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckRunner, ToolContext } from './define-tool.ts';
 import { MAX_TOOL_OUTPUT_CHARS, truncateOutput } from './define-tool.ts';
-import { ALL_TOOLS } from './index.ts';
+import { ALL_TOOLS, READ_ONLY_TOOLS } from './index.ts';
 
 const tool = (name: string) => ALL_TOOLS.find((t) => t.name === name)!;
 
@@ -19,6 +20,7 @@ const checks: CheckRunner = {
     durationMs: 12,
     output: 'not ok 1 - adds',
     timedOut: false,
+    failingTests: ['adds'],
   }),
 };
 
@@ -45,7 +47,15 @@ describe('agent tools', () => {
   });
 
   it('every tool publishes a JSON schema for its input', () => {
-    expect(ALL_TOOLS.map((t) => t.name)).toEqual(['list_dir', 'read_file', 'edit_file', 'write_file', 'run_check']);
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual([
+      'list_dir',
+      'read_file',
+      'search',
+      'edit_file',
+      'write_file',
+      'delete_file',
+      'run_check',
+    ]);
     for (const t of ALL_TOOLS) expect(t.spec.inputSchema).toMatchObject({ type: 'object' });
   });
 
@@ -120,14 +130,14 @@ describe('agent tools', () => {
   it('invalid input and unknown checks come back as errors the model can read', async () => {
     expect(await tool('edit_file').execute({ path: 'src/math.js' }, ctx)).toMatchObject({
       isError: true,
-      content: expect.stringContaining('oldText'),
+      content: expect.stringContaining('newText'),
     });
     expect(await tool('run_check').execute({ name: 'deploy' }, ctx)).toEqual({
       isError: true,
       content: 'No check named "deploy". Available: test.',
     });
     expect((await tool('run_check').execute({ name: 'test' }, ctx)).content).toBe(
-      'test: FAILED (exit 1, 12 ms)\n$ npm test\nnot ok 1 - adds',
+      'test: FAILED (exit 1, 12 ms)\nFailing tests: adds\n$ npm test\nnot ok 1 - adds',
     );
   });
 
@@ -139,5 +149,73 @@ describe('agent tools', () => {
     expect(cut.endsWith('TAIL')).toBe(true);
     expect(cut).toMatch(/\[\d+ characters omitted\]/);
     expect(truncateOutput('short')).toBe('short');
+  });
+
+  it.each([
+    ['insert_before', { oldText: 'export function sub', newText: '// subtract\n' }, '// subtract\nexport function sub'],
+    [
+      'insert_after',
+      { oldText: 'export function sub(a, b) {', newText: '\n  // body' },
+      'export function sub(a, b) {\n  // body\n  return a - b;',
+    ],
+    ['replace_lines', { line: 2, newText: '  return a + b;' }, 'export function add(a, b) {\n  return a + b;\n}'],
+    [
+      'replace_lines',
+      { line: 5, endLine: 7, newText: 'export const sub = (a, b) => a - b;' },
+      '\nexport const sub = (a, b) => a - b;\n',
+    ],
+    ['insert_at_line', { line: 1, newText: "'use strict';" }, "'use strict';\nexport function add"],
+    ['append', { newText: 'export const x = 1;\n' }, '}\nexport const x = 1;\n'],
+    ['prepend', { newText: '/* header */\n' }, '/* header */\nexport function add'],
+  ])('edit_file mode %s', async (mode, args, expected) => {
+    const r = await tool('edit_file').execute({ path: 'src/math.js', mode, ...args }, ctx);
+    expect(r.isError).toBe(false);
+    expect(await readFile(path.join(root, 'src/math.js'), 'utf8')).toContain(expected);
+  });
+
+  it('edit_file line modes refuse lines outside the file and say which modes need what', async () => {
+    expect(
+      (await tool('edit_file').execute({ path: 'src/math.js', mode: 'replace_lines', line: 99, newText: 'x' }, ctx))
+        .content,
+    ).toBe('line 99 is outside src/math.js (1-8).');
+    expect(
+      (await tool('edit_file').execute({ path: 'src/math.js', mode: 'insert_after', newText: 'x' }, ctx)).content,
+    ).toMatch(/needs oldText/);
+  });
+
+  it('edit_file returns the problems the linter reports after the edit', async () => {
+    const linted: ToolContext = { ...ctx, lintFile: async (p) => `${p}:2:3 no-unused-vars` };
+    const r = await tool('edit_file').execute({ path: 'src/math.js', mode: 'append', newText: '\n' }, linted);
+    expect(r.content).toBe(
+      'Edited src/math.js at line 8.\nThe linter reports new problems in src/math.js:\nsrc/math.js:2:3 no-unused-vars',
+    );
+  });
+
+  it('search respects .gitignore, skips secret files, caps and filters', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    await writeFile(path.join(root, '.gitignore'), 'dist/\n');
+    await mkdir(path.join(root, 'dist'));
+    await writeFile(path.join(root, 'dist/bundle.js'), 'return a - b;\n');
+    await writeFile(path.join(root, '.env'), 'SECRET_RETURN=return a - b;\n');
+    const r = await tool('search').execute({ pattern: 'return a - b' }, ctx);
+    expect(r.content).toBe('src/math.js:2: return a - b;\nsrc/math.js:6: return a - b;');
+    expect((await tool('search').execute({ pattern: 'function', glob: '*.md' }, ctx)).content).toMatch(/^No matches/);
+    expect((await tool('search').execute({ pattern: '(' }, ctx)).content).toMatch(/^Invalid regular expression/);
+    await writeFile(path.join(root, 'src/many.js'), 'hit\n'.repeat(150));
+    expect((await tool('search').execute({ pattern: 'hit', path: 'src' }, ctx)).content).toMatch(
+      /… 50 more matches; narrow the search\.$/,
+    );
+  });
+
+  it('delete_file removes a file and refuses protected ones', async () => {
+    await writeFile(path.join(root, 'package-lock.json'), '{}');
+    expect((await tool('delete_file').execute({ path: 'src/math.js' }, ctx)).content).toBe('Deleted src/math.js.');
+    expect(writes).toEqual(['src/math.js']);
+    const refused = await tool('delete_file').execute({ path: 'package-lock.json' }, ctx);
+    expect(refused).toMatchObject({ isError: true, content: expect.stringMatching(/^path refused \(protected\)/) });
+  });
+
+  it('read-only tools for planner and reviewer cannot write or run checks', () => {
+    expect(READ_ONLY_TOOLS.map((t) => t.name)).toEqual(['list_dir', 'read_file', 'search']);
   });
 });

@@ -13,6 +13,7 @@ export const writeFileTool = defineTool({
     await ctx.onWrite?.(rel, content);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content);
-    return `Wrote ${rel} (${content.split('\n').length} lines).`;
+    const lint = await ctx.lintFile?.(rel);
+    return `Wrote ${rel} (${content.split('\n').length} lines).${lint ? `\nThe linter reports new problems in ${rel}:\n${lint}` : ''}`;
   },
 });
