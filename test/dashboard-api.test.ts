@@ -90,6 +90,7 @@ describe('dashboard endpoints without a worker', () => {
       baseBranch: 'main',
       description: 'add kebab mode',
       context: { acceptance: 'kebab("A B") === "a-b"' },
+      budget: { turns: 12, costUsd: 1.5 },
     });
     const { id } = (await first.json()) as { id: string };
     const running = await sys.request('POST', `/v1/operations/${id}/retry`, {});
@@ -105,8 +106,9 @@ describe('dashboard endpoints without a worker', () => {
     const original = await sys.runtime.store.get(id);
     const copy = await sys.runtime.store.get(body.id);
     expect(copy.id).not.toBe(id);
-    for (const key of ['type', 'repo', 'baseBranch', 'description', 'context'] as const)
+    for (const key of ['type', 'repo', 'baseBranch', 'description', 'context', 'budget'] as const)
       expect(copy[key]).toEqual(original[key]);
+    expect(copy.budget).toEqual({ turns: 12, costUsd: 1.5 });
     expect(copy.requester).toEqual({ source: 'api', user: 'ci-bot' });
     expect((await sys.runtime.events.list(body.id)).map((e) => [e.type, e.data.opId])).toContainEqual(['retry_of', id]);
     expect((await sys.runtime.events.list(id)).at(-1)).toMatchObject({ type: 'retried', data: { retryId: body.id } });

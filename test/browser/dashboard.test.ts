@@ -24,6 +24,8 @@ const EXPECTED_REFUSALS: [number, RegExp][] = [
   [401, /^\/v1\/session$/],
   [404, /^\/v1\/board$/],
 ];
+/** The machine is shared: give the page time to catch up before calling it a failure. */
+const POLL = { timeout: 10_000, interval: 100 };
 const LAPTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -98,7 +100,7 @@ describe('dashboard in a real browser', () => {
   it('refuses a wrong token and sets no session', async () => {
     const { context, page } = await open();
     await signIn(page, 'wrong-token-0123456789abcdef');
-    await expect.poll(() => page.locator('#sign-in-error').textContent()).toBe('That token was not accepted.');
+    await expect.poll(() => page.locator('#sign-in-error').textContent(), POLL).toBe('That token was not accepted.');
     expect(await context.cookies()).toEqual([]);
     expect(await page.locator('#nav').isHidden()).toBe(true);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sign-in-refused.png') });
@@ -117,6 +119,8 @@ describe('dashboard in a real browser', () => {
     await page.locator('#new-type').selectOption('debug');
     await page.locator('#new-repo').fill(repo);
     await page.locator('#new-description').fill('slugify keeps spaces\nOnly the first space becomes a dash.');
+    await page.locator('#new-budget-turns').fill('30');
+    await page.locator('#new-budget-wallMs').fill('10');
     await page.locator('#new-submit').click();
     await page.waitForURL(/#\/op\/[a-z0-9]+$/);
     const id = page.url().split('/').at(-1)!;
@@ -131,6 +135,11 @@ describe('dashboard in a real browser', () => {
     expect(await page.locator('#op-checks .check-pass').count()).toBe(1);
     const op = await sys.runtime.store.get(id);
     expect(op.requester).toEqual({ source: 'dashboard', user: 'alice' });
+    expect(op.budget).toEqual({ turns: 30, wallMs: 600_000 });
+    expect(await page.locator('#budget').textContent()).toContain('30 turns');
+    // The /debug evidence: the tests that failed before the change pass after it.
+    expect(await page.locator('#op-evidence .tests-red li').count()).toBeGreaterThanOrEqual(1);
+    await page.locator('#op-review').getByText('Accepted').waitFor();
     const head = op.pullRequest!.headSha;
 
     await page.locator('#tab-changes').click();
@@ -142,9 +151,11 @@ describe('dashboard in a real browser', () => {
     expect(await page.locator('#approve').textContent()).toBe(`Approve ${head.slice(0, 7)}`);
     await page.locator('#progress').getByText('Waiting for approval').waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'operation.png'), fullPage: true });
+    await page.locator('#tab-overview').click();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'operation-overview.png'), fullPage: true });
 
     await page.locator('#tab-transcript').click();
-    await page.locator('#transcript .tx-task').waitFor();
+    await page.locator('#transcript .tx-task').first().waitFor();
     expect(await page.locator('#transcript .tx-tool').count()).toBeGreaterThanOrEqual(3);
     await page.screenshot({ path: path.join(ARTIFACTS, 'operation-transcript.png'), fullPage: true });
     await page.locator('#tab-overview').click();
@@ -177,9 +188,9 @@ describe('dashboard in a real browser', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'list.png'), fullPage: true });
 
     await page.locator('#filter-status').selectOption('failed');
-    await expect.poll(() => page.locator('#operations tr.op-row').count()).toBe(1);
+    await expect.poll(() => page.locator('#operations tr.op-row').count(), POLL).toBe(1);
     await page.locator('#filter-status').selectOption('');
-    await expect.poll(() => page.locator('#operations tr.op-row').count()).toBe(4);
+    await expect.poll(() => page.locator('#operations tr.op-row').count(), POLL).toBe(4);
 
     // The same pages on a phone.
     await page.setViewportSize(PHONE);

@@ -30,6 +30,7 @@ export async function dashboardRetry(
     baseBranch: original.baseBranch,
     description: original.description,
     context: original.context,
+    ...(original.budget ? { budget: original.budget } : {}),
     requester: { source: by.source, user: by.user },
   });
   if (created) {

@@ -8,7 +8,7 @@ import type { Session, SessionStore } from './session-store.ts';
 import { validate } from './validate.ts';
 
 interface SessionRouterDeps {
-  config: Pick<Config, 'defaultRepo' | 'maxTurns'> & { apiToken: string };
+  config: Pick<Config, 'defaultRepo' | 'budget'> & { apiToken: string };
   sessions: SessionStore;
   credentials: SessionCredentials;
 }
@@ -32,7 +32,8 @@ function sessionJson(session: Session, deps: SessionRouterDeps) {
     csrfToken: session.csrfToken,
     expiresAt: session.expiresAt,
     defaultRepo: deps.config.defaultRepo ?? null,
-    maxTurns: deps.config.maxTurns,
+    /** The service's per-operation limits: the new-operation form's defaults. */
+    budget: deps.config.budget,
   };
 }
 

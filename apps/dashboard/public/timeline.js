@@ -4,12 +4,27 @@ import { STATUS_LABELS } from './dom.js';
 const STEP_LABELS = {
   claim: 'Picked up by a worker',
   prepare: 'Preparing the working copy',
+  install: 'Installing dependencies',
+  baseline: 'Running the checks on the base branch',
   agent: 'Agent working',
   verify: 'Running the checks',
+  secret_scan: 'Scanning the diff for secrets',
   push: 'Pushing the branch',
   release: 'Releasing the working copy',
   merge: 'Merging',
 };
+
+const PHASE_LABELS = {
+  plan: 'Planning',
+  code: 'Coding',
+  repair: 'Repairing failing checks',
+  verify: 'Verifying',
+  review: 'Reviewing the change',
+};
+
+function roleOf(d) {
+  return d.role ? `${d.role[0].toUpperCase()}${d.role.slice(1)} · ` : '';
+}
 
 function firstLine(text) {
   return String(text ?? '').split('\n')[0];
@@ -36,18 +51,52 @@ export function describeEvent(e) {
       const label = STEP_LABELS[d.step] ?? d.step;
       if (d.step === 'prepare') return { text: `Branch ${d.branch}${d.resumed ? ' (resumed)' : ''}`, tone: 'step' };
       if (d.step === 'push') return { text: `Pushed ${String(d.headSha ?? '').slice(0, 7)}`, tone: 'step' };
-      if (d.step === 'agent' && d.state === 'finished')
-        return { text: `Agent finished after ${d.turns} turns`, tone: 'step' };
+      if (d.step === 'agent' && d.state === 'finished') {
+        const how = d.outcome ? ` (${d.outcome}${d.repairs ? `, ${d.repairs} repair rounds` : ''})` : '';
+        return { text: `Agent finished${how}`, tone: 'step' };
+      }
+      if (d.step === 'baseline' && d.checks && typeof d.checks === 'object') {
+        const failing = Object.entries(d.checks)
+          .filter(([, passed]) => !passed)
+          .map(([name]) => name);
+        return {
+          text: `Base branch: ${failing.length ? `${failing.join(', ')} failing` : 'checks pass'}`,
+          tone: 'step',
+        };
+      }
+      if (d.step === 'secret_scan') {
+        return d.findings
+          ? { text: `Secret scan: ${d.findings} finding(s)`, tone: 'bad' }
+          : { text: 'Secret scan: clean', tone: 'good' };
+      }
       if (d.step === 'verify' && d.state === 'finished')
         return { text: d.passed ? 'All checks passed' : 'Checks failed', tone: d.passed ? 'good' : 'bad' };
       return { text: d.state === 'started' ? label : `${label}${d.state ? ` (${d.state})` : ''}`, tone: 'step' };
     }
+    case 'phase':
+      if (d.phase === 'plan' && d.plan)
+        return { text: `Plan ready: ${d.plan.steps?.length ?? 0} steps`, tone: 'status' };
+      if (d.phase === 'repair')
+        return { text: `Repair round ${d.round}: ${(d.failing ?? []).join(', ')}`, tone: 'bad' };
+      return { text: PHASE_LABELS[d.phase] ?? d.phase, tone: 'status' };
     case 'model': {
       const tools = Array.isArray(d.toolCalls) && d.toolCalls.length ? ` → ${d.toolCalls.join(', ')}` : '';
-      return { text: `Turn ${d.turn}${d.text ? `: ${clip(firstLine(d.text))}` : ''}${tools}`, tone: 'model' };
+      return {
+        text: `${roleOf(d)}turn ${d.turn}${d.text ? `: ${clip(firstLine(d.text))}` : ''}${tools}`,
+        tone: 'model',
+      };
     }
     case 'tool':
       return { text: `${d.name}: ${clip(firstLine(d.summary))}`, tone: d.isError ? 'bad' : 'tool' };
+    case 'evidence':
+      return {
+        text: d.reproduced
+          ? `Reproduced: ${d.red?.length ?? 0} failing before, passing after`
+          : 'Not reproduced by a failing test',
+        tone: d.reproduced ? 'good' : 'info',
+      };
+    case 'checkpoint':
+      return { text: `Checkpoint ${d.step}`, tone: 'quiet' };
     case 'check':
       return { text: `Check ${d.name} ${d.passed ? 'passed' : 'failed'}`, tone: d.passed ? 'good' : 'bad' };
     case 'message':
@@ -87,7 +136,12 @@ export function currentStep(op, events) {
           since = e.ts;
           detail = '';
         }
-        if (e.type === 'model') detail = `turn ${e.data?.turn}`;
+        if (e.type === 'phase' && PHASE_LABELS[e.data?.phase] && !e.data?.plan) {
+          label = PHASE_LABELS[e.data.phase];
+          since = e.ts;
+          detail = '';
+        }
+        if (e.type === 'model') detail = `${e.data?.role ?? 'model'} turn ${e.data?.turn}`;
         if (e.type === 'check') detail = `${e.data?.name} ${e.data?.passed ? 'passed' : 'failed'}`;
       }
       if (op.cancelRequested) detail = 'cancel requested';

@@ -50,11 +50,12 @@ function entryBody(e) {
 }
 
 function title(e) {
+  const role = e.role ? ` · ${e.role}` : '';
   switch (e.kind) {
     case 'task':
-      return 'Task';
+      return `Task${role}`;
     case 'response':
-      return `Model · turn ${e.turn}`;
+      return `Model${role} · turn ${e.turn}`;
     case 'tool':
       return `${e.name}${e.isError ? ' · error' : ''}`;
     case 'inbox':

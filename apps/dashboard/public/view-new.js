@@ -59,6 +59,30 @@ export function newOperationView(root, session, params) {
   });
   const errorText = h('textarea', { id: 'new-errorText', name: 'errorText', rows: '4', spellcheck: 'false' });
   const acceptance = h('textarea', { id: 'new-acceptance', name: 'acceptance', rows: '3' });
+  const defaults = session.budget;
+  // The form speaks minutes and dollars; the API takes milliseconds and USD.
+  const budgetFields = [
+    { key: 'turns', label: 'Model turns', placeholder: defaults.turns, toApi: (v) => Math.round(v) },
+    { key: 'costUsd', label: 'Cost (USD)', placeholder: defaults.costUsd, toApi: (v) => v, step: '0.01' },
+    {
+      key: 'wallMs',
+      label: 'Wall time (min)',
+      placeholder: defaults.wallMs / 60_000,
+      toApi: (v) => Math.round(v * 60_000),
+    },
+    { key: 'tokens', label: 'Tokens', placeholder: defaults.tokens, toApi: (v) => Math.round(v) },
+  ].map((b) => ({
+    ...b,
+    input: h('input', {
+      id: `new-budget-${b.key}`,
+      name: b.key,
+      type: 'number',
+      min: '0',
+      step: b.step ?? '1',
+      inputmode: 'decimal',
+      placeholder: String(b.placeholder),
+    }),
+  }));
   const formError = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'btn primary', id: 'new-submit' }, 'Start operation');
 
@@ -86,10 +110,27 @@ export function newOperationView(root, session, params) {
       field('context.acceptance', 'Acceptance criteria', acceptance),
     ),
     h(
-      'p',
+      'fieldset',
       { class: 'budget' },
-      h('strong', {}, 'Budget: '),
-      `up to ${session.maxTurns} model turns per operation, set by the server (MAX_TURNS).`,
+      h('legend', {}, 'Budget (optional)'),
+      h(
+        'div',
+        { class: 'budget-grid' },
+        budgetFields.map((b) =>
+          h(
+            'div',
+            { class: 'field', dataset: { field: `budget.${b.key}` } },
+            h('label', { for: `new-budget-${b.key}` }, b.label),
+            b.input,
+            h('p', { class: 'field-error', role: 'alert' }),
+          ),
+        ),
+      ),
+      h(
+        'p',
+        { class: 'field-hint' },
+        'Empty fields take the server defaults shown. Whichever limit is reached first ends the run.',
+      ),
     ),
     formError,
     h('div', { class: 'form-actions' }, submit, h('a', { href: '#/', class: 'btn ghost' }, 'Cancel')),
@@ -117,12 +158,18 @@ export function newOperationView(root, session, params) {
     const context = {};
     if (errorText.value.trim()) context.errorText = errorText.value;
     if (acceptance.value.trim()) context.acceptance = acceptance.value;
+    const budget = {};
+    for (const b of budgetFields) {
+      const value = Number(b.input.value);
+      if (b.input.value.trim() && Number.isFinite(value) && value > 0) budget[b.key] = b.toApi(value);
+    }
     const body = {
       type: type.value,
       baseBranch: base.value.trim() || 'main',
       description: description.value.trim(),
       ...(repo.value.trim() ? { repo: repo.value.trim() } : {}),
       ...(Object.keys(context).length ? { context } : {}),
+      ...(Object.keys(budget).length ? { budget } : {}),
     };
     submit.disabled = true;
     submit.textContent = 'Starting…';

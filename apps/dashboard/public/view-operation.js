@@ -22,7 +22,20 @@ import { currentStep, describeEvent } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
 /** Events that change the operation record: fetch it again when one arrives. */
-const RECORD_EVENTS = new Set(['status', 'step', 'usage', 'check', 'created', 'cancel_requested', 'retried']);
+const RECORD_EVENTS = new Set([
+  'status',
+  'step',
+  'phase',
+  'usage',
+  'check',
+  'evidence',
+  'checkpoint',
+  'created',
+  'cancel_requested',
+  'retried',
+]);
+/** Too frequent or too internal for the timeline; they still refresh the record. */
+const QUIET_EVENTS = new Set(['usage', 'checkpoint']);
 const RECONNECT_MS = 5000;
 
 function card(title, id, ...children) {
@@ -92,6 +105,114 @@ function renderFindings(findings, op) {
   );
 }
 
+function testList(names, tone) {
+  return h(
+    'ul',
+    { class: `tests tests-${tone}` },
+    names.map((n) => h('li', {}, n)),
+  );
+}
+
+/** For /debug: the tests that failed before the change and pass after it. */
+function renderEvidence(evidence) {
+  return h(
+    'div',
+    {},
+    h(
+      'p',
+      { class: evidence.reproduced ? 'good-text' : 'warn-text' },
+      evidence.reproduced
+        ? 'Reproduced: these tests failed on the base branch and pass with the change.'
+        : 'Not reproduced by a failing test.',
+    ),
+    evidence.red?.length ? [h('h3', {}, 'Failed before'), testList(evidence.red, 'red')] : null,
+    evidence.green?.length ? [h('h3', {}, 'Pass after'), testList(evidence.green, 'green')] : null,
+    evidence.note ? h('p', { class: 'muted' }, evidence.note) : null,
+  );
+}
+
+function renderReview(review) {
+  if (typeof review !== 'object' || review === null) return h('p', {}, String(review));
+  const accepted = review.decision === 'accept';
+  return h(
+    'div',
+    {},
+    h(
+      'p',
+      { class: accepted ? 'good-text' : 'warn-text' },
+      h('strong', {}, accepted ? 'Accepted' : 'Changes requested'),
+      ' by the reviewer role',
+    ),
+    review.reasons?.length
+      ? h(
+          'ul',
+          { class: 'bullets' },
+          review.reasons.map((r) => h('li', {}, r)),
+        )
+      : null,
+    review.must_fix?.length
+      ? [
+          h('h3', {}, 'Must fix'),
+          h(
+            'ul',
+            { class: 'bullets' },
+            review.must_fix.map((r) => h('li', {}, r)),
+          ),
+        ]
+      : null,
+  );
+}
+
+function renderPlan(plan) {
+  return h(
+    'div',
+    {},
+    Array.isArray(plan.steps)
+      ? h(
+          'ol',
+          { class: 'plan-steps' },
+          plan.steps.map((step) =>
+            h(
+              'li',
+              {},
+              h('strong', {}, step.title),
+              step.files?.length
+                ? h(
+                    'span',
+                    { class: 'plan-files' },
+                    step.files.map((f) => h('code', {}, f)),
+                  )
+                : null,
+              step.acceptance ? h('p', { class: 'muted small' }, `Done when: ${step.acceptance}`) : null,
+            ),
+          ),
+        )
+      : h('pre', { class: 'pre small' }, JSON.stringify(plan, null, 2)),
+    plan.risks?.length
+      ? [
+          h('h3', {}, 'Risks noted'),
+          h(
+            'ul',
+            { class: 'bullets' },
+            plan.risks.map((r) => h('li', {}, r)),
+          ),
+        ]
+      : null,
+  );
+}
+
+/** The limits this operation runs under: its own overrides, else the service defaults. */
+function budgetLine(own = {}, defaults) {
+  if (!defaults) return null;
+  const b = { ...defaults, ...own };
+  const custom = Object.keys(own).length > 0;
+  return h(
+    'p',
+    { class: 'muted small budget-line', id: 'budget' },
+    `Budget${custom ? ' (set for this operation)' : ''}: ${b.turns} turns · ${cost(b.costUsd)} · ${duration(b.wallMs)} · ${tokens(b.tokens)} tokens`,
+  );
+}
+
 function renderChecks(checks, op) {
   if (!checks.length) {
     return h(
@@ -119,12 +240,20 @@ function renderChecks(checks, op) {
             h('strong', {}, c.name),
             h('code', { class: 'muted' }, c.command),
             h('span', { class: 'spacer' }),
+            c.preExisting
+              ? h(
+                  'span',
+                  { class: 'tag', title: 'Failed on the base branch too: reported, not blocking' },
+                  'pre-existing',
+                )
+              : null,
             h(
               'span',
               { class: 'muted' },
               `${c.passed ? 'passed' : `exit ${c.exitCode ?? '—'}`} · ${duration(c.durationMs)}`,
             ),
           ),
+          c.failingTests?.length ? testList(c.failingTests, 'red') : null,
           h('pre', { class: 'pre small' }, c.output || '(no output)'),
         ),
       ),
@@ -351,21 +480,30 @@ export function operationView(root, id, session) {
   // --- overview ---------------------------------------------------------------------------
   let overviewKey = '';
   function renderOverview() {
-    const key = JSON.stringify([op.plan, op.error, op.checks, op.findings, op.risk, op.filesChanged, op.status]);
+    const key = JSON.stringify([
+      op.plan,
+      op.summary,
+      op.review,
+      op.evidence,
+      op.error,
+      op.checks,
+      op.findings,
+      op.risk,
+      op.filesChanged,
+      op.status,
+    ]);
     if (key === overviewKey) return;
     overviewKey = key;
-    const summary =
-      typeof op.plan === 'string' && op.plan
-        ? h('p', { class: 'summary-text' }, op.plan)
-        : op.plan
-          ? h('pre', { class: 'pre small' }, JSON.stringify(op.plan, null, 2))
-          : h(
-              'p',
-              { class: 'muted' },
-              ['queued', 'running'].includes(op.status)
-                ? 'The agent writes its summary when it finishes.'
-                : 'No summary was recorded.',
-            );
+    const text = op.summary || (typeof op.plan === 'string' ? op.plan : op.plan?.summary);
+    const summary = text
+      ? h('p', { class: 'summary-text' }, text)
+      : h(
+          'p',
+          { class: 'muted' },
+          ['queued', 'running'].includes(op.status)
+            ? 'The agent writes its summary when it finishes.'
+            : 'No summary was recorded.',
+        );
     fill(
       el.overview,
       op.error && ['failed', 'cancelled', 'rejected'].includes(op.status)
@@ -376,6 +514,7 @@ export function operationView(root, id, session) {
           )
         : null,
       card('Summary', 'op-summary', summary),
+      op.evidence ? card('Evidence', 'op-evidence', renderEvidence(op.evidence)) : null,
       card('Checks', 'op-checks', renderChecks(op.checks, op)),
       h(
         'div',
@@ -383,6 +522,8 @@ export function operationView(root, id, session) {
         card('Secret scan', 'op-findings', renderFindings(op.findings, op)),
         card('Risk', 'op-risk', renderRisk(op.risk)),
       ),
+      op.review ? card('Review', 'op-review', renderReview(op.review)) : null,
+      op.plan && typeof op.plan === 'object' ? card('Plan', 'op-plan', renderPlan(op.plan)) : null,
       op.filesChanged.length
         ? card(
             'Files changed',
@@ -444,11 +585,12 @@ export function operationView(root, id, session) {
         h('dd', { class: 'num', id: 'cost' }, cost(u.costUsd)),
         u.wallTimeMs ? [h('dt', {}, 'Wall time'), h('dd', { class: 'num' }, duration(u.wallTimeMs))] : null,
       ),
+      budgetLine(op.budget, session.budget),
     );
   }
 
   function appendEvent(e) {
-    if (e.type === 'usage') return;
+    if (QUIET_EVENTS.has(e.type)) return;
     const d = describeEvent(e);
     el.timelineEmpty.remove();
     // Newest first: what is happening now is always in view, with no scrolling to manage.
