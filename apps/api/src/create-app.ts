@@ -5,10 +5,17 @@ import { LocalForge } from '@pullwright/forge';
 import type { Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
-import { bearerAuth } from './bearer-auth.ts';
+import { streamFeed } from './dashboard-feed.ts';
+import { dashboardQueueHealth } from './dashboard-queue-health.ts';
+import { dashboardRouter } from './dashboard-router.ts';
+import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { operationsRouter } from './operations-router.ts';
+import { sessionAuth } from './session-auth.ts';
+import { SessionCredentials } from './session-credentials.ts';
+import { sessionRouter } from './session-router.ts';
+import { SessionStore } from './session-store.ts';
 import { slackRouter } from './slack-router.ts';
 import { createSlackServices } from './slack-services.ts';
 import { validate } from './validate.ts';
@@ -18,7 +25,18 @@ const READY_TIMEOUT_MS = 1000;
 
 export type ApiDeps = Pick<
   Runtime,
-  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger' | 'keys' | 'redactor'
+  | 'store'
+  | 'events'
+  | 'inbox'
+  | 'queue'
+  | 'forge'
+  | 'actions'
+  | 'redis'
+  | 'config'
+  | 'logger'
+  | 'keys'
+  | 'redactor'
+  | 'transcriptsDir'
 >;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
@@ -39,6 +57,7 @@ export function createApp(deps: ApiDeps): Express {
   const slack = createSlackServices(deps);
   if (slack) app.use('/slack', slackRouter(slack));
   app.use(express.json({ limit: '256kb' }));
+  app.use(dashboardSecurityHeaders());
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
@@ -54,10 +73,18 @@ export function createApp(deps: ApiDeps): Express {
     else sendError(res, 503, 'unavailable', 'redis is unreachable', { redis: 'down' });
   });
 
-  const auth = bearerAuth(config.apiToken);
-  app.use('/v1/operations', auth, operationsRouter(deps));
+  // The bearer token for API clients, or a dashboard session (cookie + CSRF header).
+  const sessions = new SessionStore(deps.redis, `${config.redisPrefix}:dash`, config.dashboard.sessionTtlS);
+  const credentials = new SessionCredentials(config);
+  const auth = sessionAuth(config.apiToken, sessions);
+  app.use('/v1/session', sessionRouter({ config: { ...config, apiToken: config.apiToken }, sessions, credentials }));
+  app.use('/v1/operations', auth, dashboardRouter(deps, credentials), operationsRouter(deps));
+  app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
+  });
+  app.get('/v1/queue/health', auth, async (_req, res) => {
+    res.json(await dashboardQueueHealth(deps.queue));
   });
 
   if (deps.forge instanceof LocalForge) {

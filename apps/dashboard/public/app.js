@@ -1,94 +1,95 @@
-// First dashboard page: the operations list, newest first, refreshed every 2 s.
-// The token comes from the URL fragment (never sent to the server in a URL) or the sign-in form,
-// and is kept in sessionStorage only.
-const fragment = new URLSearchParams(location.hash.slice(1));
-if (fragment.get('token')) {
-  sessionStorage.setItem('pullwright-token', fragment.get('token'));
-  history.replaceState(null, '', location.pathname);
+// Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>).
+import { currentSession, loadSession, onSessionChange, signIn, signOut } from './api.js';
+import { button, fill, notice, setLive } from './dom.js';
+import { listView } from './view-list.js';
+import { newOperationView } from './view-new.js';
+import { operationView } from './view-operation.js';
+import { signInView } from './view-sign-in.js';
+
+// `npm start` prints a link with `#token=…`. Fragments never reach a server, but the token
+// must not stay in the address bar or the history either: drop it before anything else runs,
+// then trade it for a session cookie.
+const fragmentToken = new URLSearchParams(location.hash.slice(1)).get('token');
+if (fragmentToken) history.replaceState(null, '', `${location.pathname}${location.search}#/`);
+
+const view = document.getElementById('view');
+let cleanup = () => {};
+let signInMessage = '';
+
+function route() {
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path, query = ''] = hash.split('?');
+  const op = /^\/op\/([a-z0-9]{6,40})$/.exec(path);
+  if (op) return { name: 'operation', id: op[1], params: new URLSearchParams(query) };
+  if (path === '/new') return { name: 'new', params: new URLSearchParams(query) };
+  return { name: 'list', params: new URLSearchParams(query) };
 }
 
-const $ = (id) => document.getElementById(id);
-const text = (s) => document.createTextNode(s ?? '');
-
-function age(iso) {
-  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.round(s / 60)}m`;
-  return `${Math.round(s / 3600)}h`;
+function renderHeader(session, current) {
+  document.getElementById('nav').hidden = !session;
+  document.getElementById('who').hidden = !session;
+  document.getElementById('who-name').textContent = session ? session.user : '';
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    if (a.dataset.nav === current) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
 }
 
-function cell(...children) {
-  const td = document.createElement('td');
-  for (const c of children) td.append(c);
-  return td;
-}
-
-function render(operations) {
-  const rows = $('rows');
-  rows.replaceChildren();
-  if (operations.length === 0) {
-    const tr = document.createElement('tr');
-    tr.append(cell(text('No operations yet.')));
-    tr.firstChild.colSpan = 7;
-    tr.firstChild.className = 'muted';
-    rows.append(tr);
+function render() {
+  cleanup();
+  cleanup = () => {};
+  setLive('idle');
+  const session = currentSession();
+  const r = route();
+  renderHeader(session, r.name);
+  fill(view);
+  if (!session) {
+    document.title = 'Sign in · Pullwright';
+    cleanup = signInView(view, {
+      message: signInMessage,
+      onSubmit: async (token) => {
+        signInMessage = '';
+        await signIn(token);
+      },
+    });
     return;
   }
-  for (const op of operations) {
-    const tr = document.createElement('tr');
-    tr.dataset.id = op.id;
-    const status = document.createElement('span');
-    status.className = `status ${op.status}`;
-    status.textContent = op.status.replace('_', ' ');
-    if (op.error) status.title = op.error;
-    const branch = document.createElement('code');
-    branch.textContent = op.branch ?? '';
-    const pr = op.pullRequest ? text(`#${op.pullRequest.number}`) : text('');
-    tr.append(
-      cell(status),
-      cell(text(op.type)),
-      cell(text(op.repo)),
-      cell(text(op.description)),
-      cell(branch),
-      cell(pr),
-      cell(text(age(op.createdAt))),
-    );
-    rows.append(tr);
-  }
+  if (r.name === 'operation') cleanup = operationView(view, r.id, session);
+  else if (r.name === 'new') cleanup = newOperationView(view, session, r.params);
+  else cleanup = listView(view, session, r.params);
 }
 
-async function refresh() {
-  const token = sessionStorage.getItem('pullwright-token');
-  if (!token) return showSignIn();
+async function boot() {
   try {
-    const res = await fetch('/v1/operations?limit=100', { headers: { authorization: `Bearer ${token}` } });
-    if (res.status === 401) {
-      sessionStorage.removeItem('pullwright-token');
-      return showSignIn('That token was not accepted.');
+    if (fragmentToken) {
+      await signIn(fragmentToken).catch((err) => {
+        signInMessage =
+          err.status === 401 ? 'The token in the link was not accepted. Sign in with your token.' : err.message;
+      });
     }
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const body = await res.json();
-    $('signin').hidden = true;
-    $('operations').hidden = false;
-    $('live').textContent = `updated ${new Date().toLocaleTimeString()}`;
-    render(body.operations);
+    if (!currentSession()) await loadSession();
   } catch (err) {
-    $('live').textContent = `cannot reach the API (${err.message}); retrying…`;
+    fill(
+      view,
+      notice(
+        'error',
+        'The dashboard cannot reach the server',
+        err.message,
+        button('Try again', () => location.reload()),
+      ),
+    );
+    return;
   }
+  onSessionChange((session) => {
+    if (!session && !signInMessage) signInMessage = 'You were signed out. Sign in again to continue.';
+    render();
+  });
+  window.addEventListener('hashchange', render);
+  document.getElementById('sign-out').addEventListener('click', async () => {
+    signInMessage = 'Signed out.';
+    await signOut().catch(() => undefined);
+  });
+  render();
 }
 
-function showSignIn(message = '') {
-  $('operations').hidden = true;
-  $('signin').hidden = false;
-  $('signin-error').textContent = message;
-  $('live').textContent = 'signed out';
-}
-
-$('signin-form').addEventListener('submit', (e) => {
-  e.preventDefault();
-  sessionStorage.setItem('pullwright-token', $('token').value);
-  refresh();
-});
-
-refresh();
-setInterval(refresh, 2000);
+boot();

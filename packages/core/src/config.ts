@@ -96,6 +96,18 @@ export const EnvSchema = z
     MAX_REPAIRS: z.coerce.number().int().min(0).max(10).default(3),
     /** Size of the repository map given to the model instead of whole files. */
     REPO_MAP_TOKENS: positiveInt(2000),
+    /**
+     * Dashboard people and their sign-in tokens: `alice:token1,bob:token2` (tokens of 16+ characters).
+     * Unset: only the API token signs in (as `operator`).
+     */
+    DASHBOARD_USERS: optionalText,
+    /**
+     * Dashboard users who may approve or reject: `alice,carol`. Unset: every signed-in user may.
+     * The API token's `operator` always may: that token can approve through REST anyway.
+     */
+    DASHBOARD_APPROVERS: optionalText,
+    /** How long a dashboard sign-in lasts (seconds). 12 h: one working day, then sign in again. */
+    DASHBOARD_SESSION_TTL_S: positiveInt(12 * 3600),
   })
   .superRefine((env, ctx) => {
     if (env.LLM_PROVIDER === 'anthropic' && !env.ANTHROPIC_API_KEY) {
@@ -109,7 +121,39 @@ export const EnvSchema = z
         if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when FORGE=github' });
       }
     }
+    for (const message of dashboardUserProblems(env.DASHBOARD_USERS)) {
+      ctx.addIssue({ code: 'custom', path: ['DASHBOARD_USERS'], message });
+    }
   });
+
+const DASHBOARD_USER = /^[A-Za-z0-9._-]{1,64}$/;
+
+function parseDashboardUsers(raw: string | undefined): { user: string; token: string }[] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const colon = entry.indexOf(':');
+      return colon < 0 ? { user: entry, token: '' } : { user: entry.slice(0, colon), token: entry.slice(colon + 1) };
+    });
+}
+
+/** Problems name the user, never the token. */
+function dashboardUserProblems(raw: string | undefined): string[] {
+  const users = parseDashboardUsers(raw);
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const [i, { user, token }] of users.entries()) {
+    const who = DASHBOARD_USER.test(user) ? user : `entry ${i + 1}`;
+    if (!DASHBOARD_USER.test(user)) problems.push(`${who}: user must be 1-64 of A-Z a-z 0-9 . _ -`);
+    if (token.length < 16) problems.push(`${who}: token must be at least 16 characters (user:token)`);
+    if (seen.has(user)) problems.push(`${who}: listed twice`);
+    seen.add(user);
+  }
+  return problems;
+}
 
 export type Env = z.infer<typeof EnvSchema>;
 
@@ -186,6 +230,12 @@ export interface Config {
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
   maxRepairs: number;
   repoMapTokens: number;
+  dashboard: {
+    users: { user: string; token: string }[];
+    /** Empty: every signed-in user may approve. */
+    approvers: string[];
+    sessionTtlS: number;
+  };
 }
 
 export class ConfigError extends PullwrightError<{ issues: { variable: string; reason: string }[] }> {
@@ -253,6 +303,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     budget: { turns: env.MAX_TURNS, tokens: env.MAX_TOKENS, wallMs: env.MAX_WALL_MS, costUsd: env.MAX_COST_USD },
     maxRepairs: env.MAX_REPAIRS,
     repoMapTokens: env.REPO_MAP_TOKENS,
+    dashboard: {
+      users: parseDashboardUsers(env.DASHBOARD_USERS),
+      approvers: (env.DASHBOARD_APPROVERS ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+      sessionTtlS: env.DASHBOARD_SESSION_TTL_S,
+    },
   };
 }
 
@@ -266,6 +324,7 @@ export function configSecrets(config: Config): string[] {
     config.github.webhookSecret,
     config.slack.signingSecret,
     config.slack.botToken,
+    ...config.dashboard.users.map((u) => u.token),
     config.redisUrl && new URL(config.redisUrl).password
       ? decodeURIComponent(new URL(config.redisUrl).password)
       : undefined,

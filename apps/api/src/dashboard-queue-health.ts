@@ -1,0 +1,38 @@
+import type { CodeQueue } from '@pullwright/queue';
+
+export interface QueueHealth {
+  counts: Record<string, number>;
+  /** Worker connections BullMQ sees (CLIENT LIST); null where the Redis host forbids CLIENT LIST. */
+  workers: { ageS: number; idleS: number }[] | null;
+  oldestWaiting: { opId: string; name: string; waitingMs: number } | null;
+}
+
+/** Counts per state, workers online and the oldest job still waiting: enough to tell a stuck queue. */
+export async function dashboardQueueHealth(queue: CodeQueue, now = Date.now()): Promise<QueueHealth> {
+  const q = queue.queue;
+  const [counts, clients, heads] = await Promise.all([
+    q.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'),
+    q.getWorkers().catch(() => undefined),
+    // Ascending: index 0 of each list is its oldest job.
+    q.getJobs(['waiting', 'prioritized'], 0, 0, true),
+  ]);
+  const workers =
+    clients && !clients.some((c) => c.name?.includes('does not support'))
+      ? clients.map((c) => ({ ageS: Number(c.age ?? 0), idleS: Number(c.idle ?? 0) }))
+      : null;
+  const oldest = heads
+    .filter((j) => j?.timestamp)
+    .sort((a, b) => a.timestamp - b.timestamp)
+    .at(0);
+  return {
+    counts,
+    workers,
+    oldestWaiting: oldest
+      ? {
+          opId: String((oldest.data as { opId?: string }).opId ?? oldest.id),
+          name: oldest.name,
+          waitingMs: now - oldest.timestamp,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,111 @@
+import type { Runtime } from '@pullwright/pipeline';
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import { parseUnifiedDiff } from './dashboard-diff.ts';
+import { dashboardRetry } from './dashboard-retry.ts';
+import { dashboardTranscript } from './dashboard-transcript.ts';
+import { sendError } from './http-errors.ts';
+import { OperationIdParam } from './request-schemas.ts';
+import { type Principal, principalOf } from './session-auth.ts';
+import type { SessionCredentials } from './session-credentials.ts';
+import { validate } from './validate.ts';
+
+type Deps = Pick<Runtime, 'store' | 'events' | 'queue' | 'forge' | 'actions' | 'redactor' | 'transcriptsDir'>;
+type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
+
+const HeadSha = z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha');
+/** The page always sends the sha it showed: an approval is for what the approver saw. */
+const SessionApproveBody = z.object({ headSha: HeadSha }).strict();
+const SessionRejectBody = z.object({ reason: z.string().trim().max(2000).optional() }).strict();
+const SessionCancelBody = z.object({}).strict();
+const RetryBody = z.object({ user: z.string().min(1).max(200).default('api') }).strict();
+
+function opId(req: Request): string {
+  return validate(OperationIdParam, req.params.id, 'id');
+}
+
+function asSession(res: Response): SessionPrincipal | undefined {
+  const principal = principalOf(res);
+  return principal.kind === 'session' ? principal : undefined;
+}
+
+/**
+ * What the dashboard adds to `/v1/operations`, mounted in front of the REST router. For a
+ * signed-in user the session decides who acts (any `user` or `source` in the body is
+ * overwritten), and approve/reject check the approver list; bearer requests pass through
+ * to the REST router unchanged. Retry, diff and transcript serve both.
+ */
+export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Router {
+  const router = Router();
+
+  router.post('/', (req, res, next) => {
+    const session = asSession(res);
+    if (session && req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
+      req.body = { ...req.body, source: 'dashboard', user: session.session.user };
+    }
+    next();
+  });
+
+  const approverOnly = (session: SessionPrincipal, res: Response): boolean => {
+    if (credentials.canApprove(session.session)) return true;
+    sendError(res, 403, 'forbidden', `${session.session.user} is not on the approver list (DASHBOARD_APPROVERS)`);
+    return false;
+  };
+
+  router.post('/:id/approve', async (req, res, next) => {
+    const session = asSession(res);
+    if (!session) return next();
+    const id = opId(req);
+    const { headSha } = validate(SessionApproveBody, req.body, 'body');
+    if (!approverOnly(session, res)) return;
+    res.json(await deps.actions.approve(id, { user: session.session.user, source: 'dashboard' }, headSha));
+  });
+
+  router.post('/:id/reject', async (req, res, next) => {
+    const session = asSession(res);
+    if (!session) return next();
+    const id = opId(req);
+    const { reason } = validate(SessionRejectBody, req.body, 'body');
+    if (!approverOnly(session, res)) return;
+    res.json(await deps.actions.reject(id, { user: session.session.user, source: 'dashboard' }, reason || undefined));
+  });
+
+  router.post('/:id/cancel', async (req, res, next) => {
+    const session = asSession(res);
+    if (!session) return next();
+    const id = opId(req);
+    validate(SessionCancelBody, req.body, 'body');
+    res.json(await deps.actions.cancel(id, { user: session.session.user, source: 'dashboard' }));
+  });
+
+  router.post('/:id/retry', async (req, res) => {
+    const id = opId(req);
+    const session = asSession(res);
+    const by = session
+      ? { user: session.session.user, source: 'dashboard' as const }
+      : { user: validate(RetryBody, req.body, 'body').user, source: 'api' as const };
+    const { op, created } = await dashboardRetry(deps, id, by);
+    res
+      .status(created ? 202 : 200)
+      .location(`/v1/operations/${op.id}`)
+      .json({ id: op.id, status: op.status, retryOf: id });
+  });
+
+  /** The pull request's diff, split per file with numbered lines; empty until a PR exists. */
+  router.get('/:id/diff', async (req, res) => {
+    const op = await deps.store.get(opId(req));
+    if (!op.pullRequest) return res.json({ pullRequest: null, headSha: null, files: [] });
+    const diff = await deps.forge.pullRequestDiff(op.repo, op.pullRequest.number);
+    return res.json({
+      pullRequest: op.pullRequest.number,
+      headSha: op.pullRequest.headSha,
+      files: parseUnifiedDiff(deps.redactor.redact(diff)),
+    });
+  });
+
+  router.get('/:id/transcript', async (req, res) => {
+    await dashboardTranscript(res, await deps.store.get(opId(req)), deps);
+  });
+
+  return router;
+}

@@ -1,0 +1,56 @@
+// Sign-in: the token is posted once and forgotten; the server answers with an httpOnly cookie.
+import { h } from './dom.js';
+
+export function signInView(root, { message, onSubmit }) {
+  const input = h('input', {
+    id: 'token',
+    name: 'token',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    spellcheck: 'false',
+    placeholder: 'Your dashboard token or the API token',
+  });
+  const error = h('p', { id: 'sign-in-error', class: 'form-error', role: 'alert' }, message ?? '');
+  const submit = h('button', { type: 'submit', class: 'btn primary block' }, 'Sign in');
+  const form = h(
+    'form',
+    { class: 'sign-in card', id: 'sign-in-form', novalidate: true },
+    h('h1', {}, 'Sign in'),
+    h('p', { class: 'muted' }, 'Watch operations, read their changes and decide on them.'),
+    h('label', { for: 'token' }, 'Token'),
+    input,
+    error,
+    submit,
+    h(
+      'p',
+      { class: 'hint' },
+      'Tokens are set by the operator: DASHBOARD_USERS for people, API_TOKEN for the operator. ',
+      'The token is exchanged for a session cookie and is not stored in this browser.',
+    ),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const token = input.value.trim();
+    if (!token) {
+      error.textContent = 'Enter a token.';
+      input.focus();
+      return;
+    }
+    submit.disabled = true;
+    submit.textContent = 'Signing in…';
+    error.textContent = '';
+    try {
+      await onSubmit(token);
+    } catch (err) {
+      input.value = '';
+      error.textContent = err.status === 401 ? 'That token was not accepted.' : err.message;
+      submit.disabled = false;
+      submit.textContent = 'Sign in';
+      input.focus();
+    }
+  });
+  root.append(h('div', { class: 'sign-in-wrap' }, form));
+  input.focus();
+  return () => {};
+}
