@@ -48,6 +48,8 @@ export interface SolveInput {
   readInbox?: AgentLoopOptions['readInbox'];
   onStep?: AgentLoopOptions['onStep'];
   onUsage?: AgentLoopOptions['onUsage'];
+  /** Called with the validated plan before any edit (the pipeline locks the files it names). */
+  onPlan?: (plan: Plan) => Promise<void>;
   onPhase?: (phase: 'plan' | 'code' | 'verify' | 'repair' | 'review', data: Record<string, unknown>) => Promise<void>;
 }
 
@@ -158,6 +160,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
       return partial('invalid_plan', `the planner's plan was invalid twice: ${planned.parsed.problem}`);
     plan = planned.parsed.value;
     await input.onPhase?.('plan', { plan });
+    await input.onPlan?.(plan);
   }
 
   // Code

@@ -140,6 +140,14 @@ export const Operation = z.object({
   approval: Approval.optional(),
   checkpoints: z.array(Checkpoint).default([]),
   cancelRequested: z.boolean().default(false),
+  /** Set while the operation waits for files another operation holds. */
+  waiting: z.object({ files: z.array(z.string()), holder: z.string(), since: z.string() }).optional(),
+  /** Open branches of other operations that touch the same files. */
+  overlaps: z
+    .array(
+      z.object({ branch: z.string(), opId: z.string(), files: z.array(z.string()), prNumber: z.number().optional() }),
+    )
+    .optional(),
   /** Why the operation ended where it did (failed, cancelled, rejected). */
   error: z.string().optional(),
   transcriptPath: z.string().optional(),

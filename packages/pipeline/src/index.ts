@@ -3,6 +3,7 @@ export * from './lint-gate.ts';
 export * from './merge-operation.ts';
 export * from './operation-accounting.ts';
 export * from './operation-actions.ts';
+export * from './operation-file-locks.ts';
 export * from './pipeline-deps.ts';
 export * from './pull-request-body.ts';
 export * from './red-green.ts';

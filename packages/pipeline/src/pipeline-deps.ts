@@ -1,6 +1,7 @@
 import type { ModelProvider } from '@pullwright/agent';
 import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
+import type { BranchRegistry, FileLocks, MergeLock } from '@pullwright/locks';
 import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor, SecretScanner } from '@pullwright/security';
@@ -28,4 +29,7 @@ export interface PipelineDeps {
   repoMapTokens: number;
   checkTimeoutMs: number;
   baselines: BaselineChecks;
+  fileLocks: FileLocks;
+  mergeLock: MergeLock;
+  branches: BranchRegistry;
 }

@@ -16,6 +16,7 @@ import { CommandPolicy } from '@pullwright/sandbox';
 import { PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
 import { budgetLimits, toCheckResults, usageRecorder } from './operation-accounting.ts';
+import { OperationFileLocks } from './operation-file-locks.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { redGreenEvidence } from './red-green.ts';
@@ -51,8 +52,9 @@ export async function runOperation(opId: string, deps: PipelineDeps): Promise<Op
   }
   const log = logger.child({ opId });
   let finished = false;
+  const locks = new OperationFileLocks(deps.fileLocks, op.repo, opId, log);
   try {
-    op = await execute(op, deps);
+    op = await execute(op, deps, locks);
     finished = true;
     return op;
   } catch (err) {
@@ -71,13 +73,14 @@ export async function runOperation(opId: string, deps: PipelineDeps): Promise<Op
     log.info({ status: stop.status }, 'operation stopped');
     return store.transition(opId, stop.status, { error: reason });
   } finally {
+    await locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
     if (finished)
       await deps.workspace.remove(opId, op.repo).catch((err) => log.warn({ err }, 'worktree cleanup failed'));
     await events.append(opId, 'step', { step: 'release' }).catch(() => undefined);
   }
 }
 
-async function execute(initial: Operation, deps: PipelineDeps): Promise<Operation> {
+async function execute(initial: Operation, deps: PipelineDeps, locks: OperationFileLocks): Promise<Operation> {
   const { store, events, workspace, forge, redactor } = deps;
   const opId = initial.id;
   let op = initial;
@@ -110,6 +113,7 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
     { type: 'step', data: { step: 'prepare', branch, baseSha, resumed: ws.resumed } },
   );
 
+  locks.keep();
   const commands = detectRepoCommands(ws.dir);
   if (!commands.checks.test) {
     throw new StopOperation(
@@ -205,6 +209,7 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
         guard,
         checks,
         onWrite: async (rel, content) => {
+          await locks.lockForWrite(guard.normalize(rel));
           const before = await readFile(await guard.resolveForWrite(rel), 'utf8').catch(() => undefined);
           if (content !== null) checkWrite(deps.scanner, rel, before, content);
           await lint?.beforeWrite(rel, before !== undefined);
@@ -227,6 +232,35 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
         return messages.map((m) => redactor.redact(`${m.from} (${m.source}): ${m.text}`));
       },
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
+      onPlan: async (plan) => {
+        const files = plan.steps
+          .flatMap((st) => st.files)
+          .flatMap((f) => {
+            try {
+              return [guard.normalize(f)];
+            } catch {
+              return []; // a path the guard refuses will be refused again at write time, with the rule
+            }
+          });
+        await locks.lockDeclared(files, {
+          shouldStop: stopIfCancelled,
+          onWait: async (heldBy) => {
+            const holder = heldBy[0]!.opId;
+            const waiting = { files: heldBy.map((h) => h.path), holder, since: new Date().toISOString() };
+            op = await store.patch(opId, { waiting }, { type: 'waiting', data: waiting });
+          },
+          onAcquired: async (waited) => {
+            op = await store.update(
+              opId,
+              ({ waiting: _done, ...cur }) => ({ ...cur, updatedAt: new Date().toISOString() }),
+              {
+                type: 'locks_acquired',
+                data: { files, waited },
+              },
+            );
+          },
+        });
+      },
       onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
       onUsage: usageRecorder(store, op, budget),
     });
@@ -310,7 +344,15 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
   const title = `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`;
   await workspace.commitAll(ws.dir, title, { 'Pullwright-Operation': opId });
   const headSha = await workspace.headSha(ws.dir);
-  await workspace.push(ws.dir, branch, auth ? { auth } : {});
+  // Never overwrite someone else's push: the branch must be missing or an ancestor of ours.
+  const remoteSha = await workspace.remoteBranchSha(ws.dir, branch, auth);
+  if (remoteSha && !(await workspace.isAncestor(ws.dir, remoteSha, headSha))) {
+    throw new StopOperation(
+      'failed',
+      `branch ${branch} on the forge has commits this operation did not make (${remoteSha.slice(0, 12)}); not overwriting them`,
+    );
+  }
+  await workspace.push(ws.dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: remoteSha ?? '' });
   op = await store.patch(
     opId,
     { headSha, checkpoints: withCheckpoint(withCommitted(op), 'pushed') },
@@ -323,6 +365,18 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
     title,
     body: redactor.redact(pullRequestBody(op, summary)),
   });
+  await deps.branches.register(op.repo, branch, { opId, files: filesChanged, prNumber: pr.number });
+  const overlaps = await liveOverlaps(deps, op.repo, filesChanged, branch);
+  if (overlaps.length > 0) {
+    op = await store.patch(
+      opId,
+      { overlaps },
+      {
+        type: 'overlap',
+        data: { branches: overlaps.map((o) => o.branch), files: [...new Set(overlaps.flatMap((o) => o.files))] },
+      },
+    );
+  }
   return store.transition(
     opId,
     'awaiting_approval',
@@ -333,6 +387,17 @@ async function execute(initial: Operation, deps: PipelineDeps): Promise<Operatio
     },
     { pullRequest: pr.number, url: pr.url, headSha: pr.headSha },
   );
+}
+
+/** Other open branches touching the same files; entries of finished operations are dropped on the way. */
+async function liveOverlaps(deps: PipelineDeps, repo: string, files: string[], branch: string) {
+  const live = [];
+  for (const o of await deps.branches.overlaps(repo, files, branch)) {
+    const other = await deps.store.find(o.opId);
+    if (!other || FINAL_STATUSES.has(other.status)) await deps.branches.drop(repo, o.branch);
+    else live.push(o);
+  }
+  return live;
 }
 
 export function checkFailureText(run: CheckRun, redactor: { redact(s: string): string }): string {

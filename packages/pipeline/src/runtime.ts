@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
 import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
+import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
@@ -87,6 +88,11 @@ export async function createRuntime(
   const store = new OperationStore(redis, keys, scrub);
   const events = new OperationEvents(redis, keys, scrub);
   const queue = new CodeQueue(redis, config.redisPrefix);
+  // One subscriber connection wakes both lock kinds' waiters.
+  const lockPrefix = `${config.redisPrefix}:locks`;
+  const lockWaiter = new LockWaiter(redis, { logger });
+  const fileLocks = new FileLocks(redis, { prefix: lockPrefix, waiter: lockWaiter, logger });
+  const mergeLock = new MergeLock(redis, { prefix: lockPrefix, waiter: lockWaiter, logger });
   const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const localForge = githubForge
     ? undefined
@@ -114,6 +120,9 @@ export async function createRuntime(
     editMode: config.llm.editMode,
     repoMapTokens: config.repoMapTokens,
     baselines: new BaselineChecks(redis, config.redisPrefix),
+    fileLocks,
+    mergeLock,
+    branches: new BranchRegistry(redis, { prefix: lockPrefix }),
     checkTimeoutMs: config.checkTimeoutMs,
     actions: new OperationActions(store, queue),
     async close() {

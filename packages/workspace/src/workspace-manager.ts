@@ -144,6 +144,21 @@ export class WorkspaceManager {
     return (await git.revparse(['HEAD'])).trim();
   }
 
+  /** The branch's sha on the forge right now, or undefined when it does not exist there. */
+  async remoteBranchSha(dir: string, branch: string, auth?: GitAuth): Promise<string | undefined> {
+    const out = await gitClient(dir, auth).raw(['ls-remote', '--heads', 'origin', `refs/heads/${branch}`]);
+    return out.split(/\s/)[0] || undefined;
+  }
+
+  async isAncestor(dir: string, ancestor: string, descendant: string): Promise<boolean> {
+    try {
+      await gitClient(dir).raw(['merge-base', '--is-ancestor', ancestor, descendant]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async headSha(dir: string): Promise<string> {
     return (await gitClient(dir).revparse(['HEAD'])).trim();
   }

@@ -1,0 +1,103 @@
+import { type Logger, PullwrightError } from '@pullwright/core';
+import { type FileLocks, type LeaseKeeper, LockWaitError } from '@pullwright/locks';
+
+/** How long one wait lasts before the operation checks for cancellation and waits again. */
+const WAIT_SLICE_MS = 5_000;
+
+export interface HeldBy {
+  path: string;
+  opId: string;
+  since: number;
+}
+
+/**
+ * The file locks of one running operation: files the plan names are locked all or nothing
+ * up front (waiting, visibly, while another operation holds any of them); any other file is
+ * locked at its first write. The lease is renewed while the job lives and released at its end.
+ */
+export class OperationFileLocks {
+  readonly #held = new Set<string>();
+  #keeper: LeaseKeeper | undefined;
+
+  constructor(
+    private readonly locks: FileLocks,
+    private readonly repo: string,
+    private readonly opId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts renewing; a lease lost to expiry is logged and that file must be locked again before a write. */
+  keep(): void {
+    this.#keeper ??= this.locks.keep(this.repo, this.opId, {
+      onLost: (lost) => {
+        for (const p of lost) this.#held.delete(p);
+        this.logger.warn({ opId: this.opId, lost }, 'file lock lease lost');
+      },
+      onError: (err) => this.logger.warn({ err, opId: this.opId }, 'file lock renewal failed'),
+    });
+  }
+
+  /** Locks a file before its first write; a file another operation holds is refused so the model can choose. */
+  async lockForWrite(path: string): Promise<void> {
+    if (this.#held.has(path)) return;
+    const grant = await this.locks.acquire(this.repo, [path], { opId: this.opId });
+    if (!grant.ok) {
+      const holder = grant.heldBy[0]!;
+      throw new PullwrightError(
+        'conflict',
+        `${path} is being changed by operation ${holder.opId} right now. Change other files, or finish and say what is left for ${path}.`,
+        {
+          path,
+          holder: holder.opId,
+        },
+      );
+    }
+    this.#held.add(path);
+  }
+
+  /**
+   * Locks all `paths` at once, waiting while any is held. `onWait` reports who holds what
+   * (once per change of holders); `shouldStop` is asked between waits, so cancel works.
+   */
+  async lockDeclared(
+    paths: string[],
+    hooks: {
+      onWait(heldBy: HeldBy[]): Promise<void>;
+      onAcquired(waited: boolean): Promise<void>;
+      shouldStop(): Promise<void>;
+    },
+  ): Promise<void> {
+    const wanted = [...new Set(paths)].filter((p) => !this.#held.has(p));
+    if (wanted.length === 0) return;
+    let waited = false;
+    let lastHolders = '';
+    for (;;) {
+      await hooks.shouldStop();
+      const grant = await this.locks.acquire(this.repo, wanted, { opId: this.opId });
+      if (grant.ok) {
+        for (const p of grant.paths) this.#held.add(p);
+        await hooks.onAcquired(waited);
+        return;
+      }
+      const holders = JSON.stringify(grant.heldBy.map((h) => [h.path, h.opId]));
+      if (holders !== lastHolders) await hooks.onWait(grant.heldBy);
+      lastHolders = holders;
+      waited = true;
+      try {
+        await this.locks.waitFor(
+          this.repo,
+          grant.heldBy.map((h) => h.path),
+          { timeoutMs: WAIT_SLICE_MS },
+        );
+      } catch (err) {
+        if (!(err instanceof LockWaitError)) throw err;
+      }
+    }
+  }
+
+  async release(): Promise<void> {
+    this.#keeper?.stop();
+    await this.locks.release(this.repo, this.opId);
+    this.#held.clear();
+  }
+}
