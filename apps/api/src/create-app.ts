@@ -6,6 +6,7 @@ import type { Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import { bearerAuth } from './bearer-auth.ts';
+import { deployRouter } from './deploy-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { operationsRouter } from './operations-router.ts';
 import { validate } from './validate.ts';
@@ -43,6 +44,7 @@ export function createApp(deps: ApiDeps): Express {
 
   const auth = bearerAuth(config.apiToken);
   app.use('/v1/operations', auth, operationsRouter(deps));
+  app.use('/v1/operations', auth, deployRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
   });

@@ -82,7 +82,8 @@ export type Usage = z.infer<typeof Usage>;
 
 export const Approval = z.object({
   by: z.string(),
-  source: RequesterSource,
+  /** `policy`: auto-approved by the repository's policy (see `ApprovalRecord.rule`). */
+  source: z.enum([...RequesterSource.options, 'policy']),
   headSha: z.string(),
   at: z.string(),
 });

@@ -2,12 +2,15 @@ import path from 'node:path';
 import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
 import { LocalForge } from '@pullwright/forge';
+import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { Redis } from 'ioredis';
+import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
+import { Deployer } from './deploy-operation.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -17,6 +20,10 @@ export interface Runtime extends PipelineDeps {
   keys: RedisKeys;
   localForge: LocalForge | undefined;
   actions: OperationActions;
+  /** Identities, roles and the approval rules (POLICY_FILE, IDENTITIES); the pipeline calls `atClaim` and `afterPullRequest`. */
+  approvalPolicy: ApprovalPolicy;
+  /** The merge job calls `deployAfterMerge` once an operation is merged. */
+  deployer: Deployer;
   close(): Promise<void>;
 }
 
@@ -60,6 +67,8 @@ export async function createRuntime(
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
   const createProvider = createModelProviderFactory(config, logger);
   const runner = await createSandbox(config, logger);
+  const service = loadServicePolicy(config.policyFile);
+  const identities = IdentityDirectory.fromConfig(config.identities);
   const scanner = new SecretScanner({
     rules: config.secretRulesFile
       ? loadGitleaksConfigFile(config.secretRulesFile, { defaults: DEFAULT_RULES })
@@ -79,6 +88,15 @@ export async function createRuntime(
     redis,
     keyPrefix: config.redisPrefix,
     webUrl,
+  });
+  const approvalPolicy = new ApprovalPolicy({ store, events, queue, forge: localForge, logger }, service, identities);
+  const deployer = new Deployer({
+    store,
+    events,
+    logger,
+    redactor,
+    policyOf: (op) => approvalPolicy.policyOf(op),
+    webhookSecret: config.deployWebhookSecret,
   });
   return {
     config,
@@ -103,7 +121,9 @@ export async function createRuntime(
     repoMapTokens: config.repoMapTokens,
     baselines: new BaselineChecks(redis, config.redisPrefix),
     checkTimeoutMs: config.checkTimeoutMs,
-    actions: new OperationActions(store, queue),
+    actions: new OperationActions(store, queue, approvalPolicy, deployer),
+    approvalPolicy,
+    deployer,
     async close() {
       await queue.close();
       redis.disconnect();
