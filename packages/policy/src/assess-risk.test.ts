@@ -157,6 +157,15 @@ describe('assessRisk on real git diffs', () => {
       kinds: { source: 1 },
     },
     {
+      name: 'a new value for an exported constant (no API change)',
+      change: {
+        'src/slugify.js': "export function slugify(s) {\n  return s.toLowerCase();\n}\n\nexport const SEP = '_';\n",
+      },
+      level: 'medium',
+      reasons: ['source files changed: src/slugify.js'],
+      kinds: { source: 1 },
+    },
+    {
       name: 'renaming a workflow out of .github',
       change: { '.github/workflows/ci.yml': null, 'ci-old.yml': BASE['.github/workflows/ci.yml']! },
       level: 'high',

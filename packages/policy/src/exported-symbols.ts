@@ -23,7 +23,11 @@ export function exportedSymbols(file: string, lines: readonly string[]): Map<str
   const out = new Map<string, string>();
   if (!lang) return out;
   for (const line of lines) {
-    const signature = line.trim();
+    // The declaration, not the value: `export const TTL = 60` → `= 5` is no API change.
+    const signature = line
+      .replace(/\s*=(?!>).*$/, '')
+      .replace(/\s*\{\s*$/, '')
+      .trim();
     if (lang === 'js') {
       const decl = JS_DECL.exec(line) ?? CJS.exec(line);
       if (decl) out.set(decl[1]!, signature);

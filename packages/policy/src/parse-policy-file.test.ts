@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { mergePolicies } from './merge-policies.ts';
 import { parseRepoPolicy, parseServicePolicy } from './parse-policy-file.ts';
 import { PolicyFileError } from './policy-file-error.ts';
 
@@ -162,5 +164,20 @@ describe('.pullwright.yml policy schema', () => {
     });
     expect(() => parseServicePolicy('checks: { test: x }')).toThrow('POLICY_FILE.checks: unknown field');
     expect(() => parseRepoPolicy('allow: { repo_deploy: true }')).toThrow('.pullwright.yml.allow: unknown field');
+  });
+});
+
+describe('the README example', () => {
+  it('is a valid .pullwright.yml under a service policy that allows its deploy host', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const block = /```yaml\n(# \.pullwright\.yml — a complete example\n[\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const policy = mergePolicies(
+      parseServicePolicy('allow: { deploy_hosts: [deploy.internal] }\nauto_approve: { enabled: true }'),
+      parseRepoPolicy(block!),
+    );
+    expect(policy.path_rules.map((r) => r.name)).toEqual(['migrations', 'workflows', 'auth']);
+    expect(policy.auto_approve.enabled).toBe(true);
+    expect(policy.deploy?.rollback).toEqual({ url_env: 'DEPLOY_ROLLBACK_URL' });
   });
 });
