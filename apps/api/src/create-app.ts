@@ -9,6 +9,7 @@ import { streamFeed } from './dashboard-feed.ts';
 import { dashboardQueueHealth } from './dashboard-queue-health.ts';
 import { dashboardRouter } from './dashboard-router.ts';
 import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
+import { deployRouter } from './deploy-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { operationsRouter } from './operations-router.ts';
@@ -80,6 +81,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use('/v1/session', sessionRouter({ config: { ...config, apiToken: config.apiToken }, sessions, credentials }));
   app.use('/v1/operations', auth, dashboardRouter(deps, credentials), operationsRouter(deps));
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
+  app.use('/v1/operations', auth, deployRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
   });

@@ -79,6 +79,20 @@ export const EnvSchema = z
     SANDBOX_DOCKER_IMAGE: z.string().min(1).default('node:22-bookworm-slim'),
     /** A gitleaks-format TOML file of extra secret rules (a team's own, or `[extend] useDefault = true`). */
     SECRET_RULES_FILE: optionalText,
+    /**
+     * Service policy (YAML, the `.pullwright.yml` policy keys): the defaults and the ceiling every
+     * repository file can only tighten. Unset: one approval from anyone, no path rules, no
+     * auto-approval, no deploys (today's behaviour).
+     */
+    POLICY_FILE: optionalText,
+    /**
+     * Who is who across Slack, GitHub, the dashboard and the API, with roles: JSON text or a path
+     * to a JSON file. Unset: every caller holding the API token (or a verified Slack/GitHub
+     * request) acts as admin, as before roles existed.
+     */
+    IDENTITIES: optionalText,
+    /** HMAC key for deploy webhooks (`X-Pullwright-Signature-256`); required when a webhook deploy runs. */
+    DEPLOY_WEBHOOK_SECRET: optionalText,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Operations one worker process runs at once. Each holds a worktree and a sandbox. */
     WORKER_CONCURRENCY: positiveInt(2),
@@ -223,6 +237,9 @@ export interface Config {
   workspaceDir: string;
   sandbox: { kind: Env['SANDBOX']; dockerImage: string };
   secretRulesFile: string | undefined;
+  policyFile: string | undefined;
+  identities: string | undefined;
+  deployWebhookSecret: string | undefined;
   logLevel: Env['LOG_LEVEL'];
   workerConcurrency: number;
   checkTimeoutMs: number;
@@ -296,6 +313,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     workspaceDir: path.resolve(env.WORKSPACE_DIR ?? path.join(dataDir, 'workspace')),
     sandbox: { kind: env.SANDBOX, dockerImage: env.SANDBOX_DOCKER_IMAGE },
     secretRulesFile: env.SECRET_RULES_FILE,
+    policyFile: env.POLICY_FILE,
+    identities: env.IDENTITIES,
+    deployWebhookSecret: env.DEPLOY_WEBHOOK_SECRET,
     logLevel: env.LOG_LEVEL,
     workerConcurrency: env.WORKER_CONCURRENCY,
     checkTimeoutMs: env.CHECK_TIMEOUT_MS,
@@ -325,6 +345,7 @@ export function configSecrets(config: Config): string[] {
     config.slack.signingSecret,
     config.slack.botToken,
     ...config.dashboard.users.map((u) => u.token),
+    config.deployWebhookSecret,
     config.redisUrl && new URL(config.redisUrl).password
       ? decodeURIComponent(new URL(config.redisUrl).password)
       : undefined,

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'invalid_transition'
   | 'conflict'
   | 'unauthorized'
+  | 'forbidden'
   | 'check_failed'
   | 'agent_failed'
   | 'budget_exhausted'
@@ -59,6 +60,8 @@ export function errorOutcome(code: ErrorCode): ErrorOutcome {
       return { kind: 'http', status: 400 };
     case 'unauthorized':
       return { kind: 'http', status: 401 };
+    case 'forbidden':
+      return { kind: 'http', status: 403 };
     case 'not_found':
       return { kind: 'http', status: 404 };
     case 'invalid_transition':

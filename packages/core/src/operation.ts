@@ -82,10 +82,58 @@ export type Usage = z.infer<typeof Usage>;
 
 export const Approval = z.object({
   by: z.string(),
-  source: RequesterSource,
+  /** `policy`: auto-approved by the repository's policy (see `ApprovalRecord.rule`). */
+  source: z.enum([...RequesterSource.options, 'policy']),
   headSha: z.string(),
   at: z.string(),
 });
+
+/**
+ * One approval as the policy counts it: who (the identity behind the Slack/GitHub/dashboard
+ * user), with which role and groups at the time, for which head sha. `policy` approvals name
+ * the auto-approval rule that allowed them.
+ */
+export const ApprovalRecord = z.object({
+  identity: z.string(),
+  user: z.string(),
+  source: z.enum(['slack', 'api', 'dashboard', 'github', 'policy']),
+  role: z.string(),
+  groups: z.array(z.string()),
+  headSha: z.string(),
+  at: z.string(),
+  rule: z.string().optional(),
+});
+export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
+
+/** Risk of the final diff (see @pullwright/policy `assessRisk`); shown on the PR, in Slack and the dashboard. */
+export const RiskAssessment = z.object({
+  level: z.enum(['low', 'medium', 'high']),
+  reasons: z.array(z.string()),
+  stats: z.object({
+    files: z.number().int().nonnegative(),
+    additions: z.number().int().nonnegative(),
+    deletions: z.number().int().nonnegative(),
+    kinds: z.record(z.string(), z.number().int().nonnegative()),
+  }),
+  headSha: z.string().optional(),
+});
+export type RiskAssessment = z.infer<typeof RiskAssessment>;
+
+export const DeployStatus = z.enum(['running', 'succeeded', 'failed', 'rolled_back', 'rollback_failed']);
+export type DeployStatus = z.infer<typeof DeployStatus>;
+
+/** The last deploy of a merged operation; each step is also a `deploy` event on the timeline. */
+export const DeployRecord = z.object({
+  status: DeployStatus,
+  target: z.string(),
+  by: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  /** The target's own id for the deploy (GitHub deployment id, the webhook's answer). */
+  externalId: z.string().optional(),
+  error: z.string().optional(),
+});
+export type DeployRecord = z.infer<typeof DeployRecord>;
 
 /** Per-request budget overrides; unset fields take the service defaults. */
 export const Budget = z
@@ -135,9 +183,15 @@ export const Operation = z.object({
   filesChanged: z.array(z.string()).default([]),
   checks: z.array(CheckResult).default([]),
   findings: z.array(z.unknown()).default([]),
-  risk: z.unknown().optional(),
+  risk: RiskAssessment.optional(),
   usage: Usage,
+  /** The approval the merge job acts on (its head sha is the one merged). */
   approval: Approval.optional(),
+  /** Every approval given, for any head sha; only those for the current head count. */
+  approvals: z.array(ApprovalRecord).optional(),
+  /** The effective policy (service ∧ repository file) fixed at claim time; see @pullwright/policy. */
+  policy: z.record(z.string(), z.unknown()).optional(),
+  deploy: DeployRecord.optional(),
   checkpoints: z.array(Checkpoint).default([]),
   cancelRequested: z.boolean().default(false),
   /** Set while the operation waits for files another operation holds. */

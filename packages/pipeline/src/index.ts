@@ -1,4 +1,7 @@
+export * from './approval-policy.ts';
 export * from './baseline-checks.ts';
+export * from './deploy-operation.ts';
+export * from './deploy-webhook.ts';
 export * from './lint-gate.ts';
 export * from './merge-operation.ts';
 export * from './operation-accounting.ts';

@@ -1,43 +1,50 @@
-import { type Operation, PullwrightError, type RequesterSource } from '@pullwright/core';
-import type { CodeQueue, OperationStore } from '@pullwright/queue';
-import type { z } from 'zod';
-
-type Source = z.infer<typeof RequesterSource>;
+import { type Operation, PullwrightError } from '@pullwright/core';
+import type { Action } from '@pullwright/policy';
+import type { CodeQueue, NewOperation, OperationStore } from '@pullwright/queue';
+import type { ApprovalPolicy, Caller } from './approval-policy.ts';
+import type { Deployer } from './deploy-operation.ts';
 
 /**
  * What a person can do to an operation, shared by every entry point (REST, dashboard,
- * Slack, GitHub) so they all follow the same rules.
+ * Slack, GitHub) so they all follow the same rules: each action is authorized by the one
+ * policy (`ApprovalPolicy.authorize`) before it happens.
  */
 export class OperationActions {
   constructor(
     private readonly store: OperationStore,
     private readonly queue: CodeQueue,
+    readonly policy: ApprovalPolicy,
+    private readonly deployer?: Deployer,
   ) {}
 
-  /** Binds the approval to the head sha the approver saw; a different sha is refused. */
-  async approve(id: string, by: { user: string; source: Source }, headSha?: string): Promise<Operation> {
-    const op = await this.store.get(id);
-    const current = op.pullRequest?.headSha;
-    if (op.status === 'awaiting_approval' && current && headSha && headSha !== current) {
-      throw new PullwrightError(
-        'conflict',
-        `the branch moved: approval was for ${headSha.slice(0, 12)}, head is ${current.slice(0, 12)}`,
-        {
-          status: op.status,
-        },
-      );
-    }
-    const approved = await this.store.transition(
-      id,
-      'approved',
-      { approval: { by: by.user, source: by.source, headSha: current ?? '', at: new Date().toISOString() } },
-      { by: by.user, source: by.source, headSha: current },
-    );
-    await this.queue.add('merge', { opId: id, headSha: approved.approval!.headSha });
-    return approved;
+  /** For entry points whose action is not one of the methods below (a revise comment, a thread message). */
+  async authorize(id: string | undefined, by: Caller, action: Action): Promise<void> {
+    this.policy.authorize(by, action, id ? await this.store.get(id) : undefined);
   }
 
-  async reject(id: string, by: { user: string; source: Source }, reason?: string): Promise<Operation> {
+  /** A new request: the caller needs the role to request; enqueued once per idempotency key. */
+  async create(input: NewOperation, idempotencyKey?: string): Promise<{ op: Operation; created: boolean }> {
+    this.policy.authorize(input.requester, 'request');
+    const result = idempotencyKey
+      ? await this.store.createOnce(idempotencyKey, input)
+      : { op: await this.store.create(input), created: true };
+    // Enqueue even for a replayed request: the job id is the operation id, so this is a no-op
+    // when the first request got as far as enqueueing, and a repair when it did not.
+    await this.queue.add('run', { opId: result.op.id });
+    return result;
+  }
+
+  /**
+   * Records the approval, bound to the head sha the approver saw (a different sha is refused).
+   * The operation moves to `approved` and merges only once the policy's rules are met;
+   * otherwise it stays `awaiting_approval` with an event saying what is still needed.
+   */
+  approve(id: string, by: Caller, headSha?: string): Promise<Operation> {
+    return this.policy.approve(id, by, headSha);
+  }
+
+  async reject(id: string, by: Caller, reason?: string): Promise<Operation> {
+    this.policy.authorize(by, 'reject', await this.store.get(id));
     return this.store.transition(
       id,
       'rejected',
@@ -50,8 +57,9 @@ export class OperationActions {
    * A queued operation is cancelled at once; a running one is asked to stop and the worker
    * ends it between steps (it owns the worktree and must clean up).
    */
-  async cancel(id: string, by: { user: string; source: Source }): Promise<Operation> {
+  async cancel(id: string, by: Caller): Promise<Operation> {
     const op = await this.store.get(id);
+    this.policy.authorize(by, 'cancel', op);
     if (op.status === 'queued') {
       await this.queue.removeWaiting(id);
       return this.store.transition(id, 'cancelled', { error: `cancelled by ${by.user}` }, { by: by.user });
@@ -63,5 +71,13 @@ export class OperationActions {
       from: op.status,
       to: 'cancelled',
     });
+  }
+
+  /** `/deploy`: a deployer starts the configured deploy of a merged operation; it runs in the background. */
+  async deploy(id: string, by: Caller): Promise<Operation> {
+    const op = await this.store.get(id);
+    const identity = this.policy.authorize(by, 'deploy', op);
+    if (!this.deployer) throw new PullwrightError('conflict', 'deploys are not available in this process');
+    return this.deployer.start(id, identity.id);
   }
 }

@@ -3,12 +3,15 @@ import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayPr
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
 import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
+import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { Redis } from 'ioredis';
+import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
+import { Deployer } from './deploy-operation.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -18,6 +21,10 @@ export interface Runtime extends PipelineDeps {
   keys: RedisKeys;
   localForge: LocalForge | undefined;
   actions: OperationActions;
+  /** Identities, roles and the approval rules (POLICY_FILE, IDENTITIES); the pipeline calls `atClaim` and `afterPullRequest`. */
+  approvalPolicy: ApprovalPolicy;
+  /** The merge job calls `deployAfterMerge` once an operation is merged. */
+  deployer: Deployer;
   close(): Promise<void>;
 }
 
@@ -74,6 +81,8 @@ export async function createRuntime(
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
   const createProvider = createModelProviderFactory(config, logger);
   const runner = await createSandbox(config, logger);
+  const service = loadServicePolicy(config.policyFile);
+  const identities = IdentityDirectory.fromConfig(config.identities);
   const scanner = new SecretScanner({
     rules: config.secretRulesFile
       ? loadGitleaksConfigFile(config.secretRulesFile, { defaults: DEFAULT_RULES })
@@ -98,6 +107,15 @@ export async function createRuntime(
     ? undefined
     : new LocalForge({ root: path.join(config.dataDir, 'forge'), redis, keyPrefix: config.redisPrefix, webUrl });
   const forge: Forge = githubForge ?? localForge!;
+  const approvalPolicy = new ApprovalPolicy({ store, events, queue, forge, logger }, service, identities);
+  const deployer = new Deployer({
+    store,
+    events,
+    logger,
+    redactor,
+    policyOf: (op) => approvalPolicy.policyOf(op),
+    webhookSecret: config.deployWebhookSecret,
+  });
   return {
     config,
     redis,
@@ -124,7 +142,9 @@ export async function createRuntime(
     mergeLock,
     branches: new BranchRegistry(redis, { prefix: lockPrefix }),
     checkTimeoutMs: config.checkTimeoutMs,
-    actions: new OperationActions(store, queue),
+    actions: new OperationActions(store, queue, approvalPolicy, deployer),
+    approvalPolicy,
+    deployer,
     async close() {
       await githubForge?.close();
       await queue.close();

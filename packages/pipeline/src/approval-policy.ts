@@ -1,0 +1,228 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type ApprovalRecord,
+  InvalidTransitionError,
+  type Logger,
+  type Operation,
+  PullwrightError,
+  type RequesterSource,
+  type RiskAssessment,
+} from '@pullwright/core';
+import type { Forge } from '@pullwright/forge';
+import {
+  type Action,
+  analyzeDiff,
+  assertAuthorized,
+  assessRisk,
+  autoApprove,
+  evaluateApprovals,
+  type Identity,
+  IdentityDirectory,
+  mergePolicies,
+  POLICY_IDENTITY,
+  Policy,
+  parseRepoPolicy,
+  type ServicePolicyFile,
+  servicePolicy,
+} from '@pullwright/policy';
+import type { CodeQueue, OperationEvents, OperationStore } from '@pullwright/queue';
+import type { z } from 'zod';
+
+export type Caller = { user: string; source: z.infer<typeof RequesterSource> };
+
+export interface ApprovalPolicyDeps {
+  store: OperationStore;
+  events: OperationEvents;
+  queue: CodeQueue;
+  /** Reads a PR's diff when an operation has no risk for its current head yet. */
+  forge?: Pick<Forge, 'pullRequestDiff'>;
+  logger?: Logger;
+}
+
+/**
+ * The policy as the pipeline and every entry point apply it: who someone is, what they may
+ * do, what an operation still needs before it merges. One instance per process, built from
+ * `POLICY_FILE` and `IDENTITIES`.
+ */
+export class ApprovalPolicy {
+  constructor(
+    private readonly deps: ApprovalPolicyDeps,
+    readonly service: ServicePolicyFile = {},
+    readonly identities: IdentityDirectory = new IdentityDirectory(undefined),
+  ) {}
+
+  identity(by: { user: string; source: Caller['source'] | 'policy' }): Identity {
+    return this.identities.resolve(by);
+  }
+
+  /** The snapshot taken at claim time; the service policy for operations claimed before one existed. */
+  policyOf(op: Pick<Operation, 'policy'>): Policy {
+    if (op.policy) {
+      const parsed = Policy.safeParse(op.policy);
+      if (parsed.success) return parsed.data;
+    }
+    return servicePolicy(this.service);
+  }
+
+  /** `authorize` for one caller and one operation (or none, for a new request); throws `ForbiddenError`. */
+  authorize(by: Caller, action: Action, op?: Pick<Operation, 'policy' | 'requester'>): Identity {
+    const identity = this.identity(by);
+    return assertAuthorized(identity, action, {
+      permissions: op ? this.policyOf(op).permissions : servicePolicy(this.service).permissions,
+      ...(op ? { requesterId: this.identity(op.requester).id } : {}),
+    });
+  }
+
+  /**
+   * Claim time: reads `.pullwright.yml` from the worktree at the base commit (before any
+   * change the agent makes), merges it under the service policy and fixes the result on the
+   * operation. A bad file throws `PolicyFileError` naming the field; a requester the
+   * repository's stricter `permissions.request` excludes throws `ForbiddenError`.
+   */
+  async atClaim(opId: string, worktreeDir: string): Promise<Operation> {
+    const file = path.join(worktreeDir, '.pullwright.yml');
+    const text = existsSync(file) ? await readFile(file, 'utf8') : undefined;
+    const policy = mergePolicies(this.service, text === undefined ? {} : parseRepoPolicy(text));
+    const op = await this.deps.store.get(opId);
+    assertAuthorized(this.identity(op.requester), 'request', { permissions: policy.permissions });
+    return this.deps.store.patch(
+      opId,
+      { policy },
+      {
+        type: 'step',
+        data: {
+          step: 'policy',
+          file: text === undefined ? null : '.pullwright.yml',
+          approvals: policy.approvals.required,
+          pathRules: policy.path_rules.map((r) => r.name),
+          autoApprove: policy.auto_approve.enabled,
+          deploy: policy.deploy?.target.kind ?? null,
+        },
+      },
+    );
+  }
+
+  /**
+   * Right after the PR is opened (status awaiting_approval): records the risk of the final
+   * diff and, when the policy allows and every criterion holds, approves as `policy`.
+   */
+  async afterPullRequest(opId: string, diff: string): Promise<Operation> {
+    const { store, events } = this.deps;
+    let op = await store.get(opId);
+    const headSha = op.pullRequest?.headSha;
+    const analysis = analyzeDiff(diff, { secretFindings: op.findings.length });
+    const risk: RiskAssessment = { ...assessRisk(analysis), ...(headSha ? { headSha } : {}) };
+    op = await store.patch(opId, { risk }, { type: 'risk', data: { level: risk.level, reasons: risk.reasons } });
+    const policy = this.policyOf(op);
+    if (!policy.auto_approve.enabled || !headSha) return op;
+    const decision = autoApprove(op, analysis, policy);
+    if (!decision.approve) {
+      await events.append(opId, 'auto_approval', { approved: false, reasons: decision.reasons });
+      return op;
+    }
+    const record: ApprovalRecord = {
+      identity: POLICY_IDENTITY,
+      user: POLICY_IDENTITY,
+      source: 'policy',
+      role: 'admin',
+      groups: [],
+      headSha,
+      at: new Date().toISOString(),
+      rule: decision.rule,
+    };
+    return this.record(op, record);
+  }
+
+  /** A person's approval of the head they saw; merges once the rules are met. */
+  async approve(id: string, by: Caller, headSha?: string): Promise<Operation> {
+    const op = await this.deps.store.get(id);
+    const identity = this.authorize(by, 'approve', op);
+    const current = op.pullRequest?.headSha;
+    if (op.status !== 'awaiting_approval') throw new InvalidTransitionError(op.status, 'approved');
+    if (current && headSha && headSha !== current) {
+      throw new PullwrightError(
+        'conflict',
+        `the branch moved: approval was for ${headSha.slice(0, 12)}, head is ${current.slice(0, 12)}`,
+        { status: op.status },
+      );
+    }
+    return this.record(op, {
+      identity: identity.id,
+      user: by.user,
+      source: by.source,
+      role: identity.role ?? 'none',
+      groups: identity.groups,
+      headSha: current ?? '',
+      at: new Date().toISOString(),
+    });
+  }
+
+  /** What the operation still needs, as the approve path would judge it now. */
+  async verdict(op: Operation) {
+    return evaluateApprovals({
+      policy: this.policyOf(op),
+      risk: await this.riskOf(op),
+      files: op.filesChanged,
+      approvals: op.approvals ?? [],
+      headSha: op.pullRequest?.headSha ?? '',
+      requesterId: this.identity(op.requester).id,
+    });
+  }
+
+  /** The stored risk when it is for the current head; else assessed from the PR's diff now. */
+  private async riskOf(op: Operation): Promise<Pick<RiskAssessment, 'level'>> {
+    const head = op.pullRequest?.headSha;
+    if (op.risk && (!op.risk.headSha || op.risk.headSha === head)) return op.risk;
+    if (!op.pullRequest || !this.deps.forge) return op.risk ?? { level: 'medium' };
+    const diff = await this.deps.forge.pullRequestDiff(op.repo, op.pullRequest.number);
+    return assessRisk(diff, { secretFindings: op.findings.length });
+  }
+
+  private async record(op: Operation, approval: ApprovalRecord): Promise<Operation> {
+    const { store, events, queue } = this.deps;
+    const recorded = await store.update(
+      op.id,
+      (cur) => {
+        if (cur.status !== 'awaiting_approval') throw new InvalidTransitionError(cur.status, 'approved');
+        if ((cur.pullRequest?.headSha ?? '') !== approval.headSha)
+          throw new PullwrightError('conflict', 'the branch moved while the approval was recorded', {
+            status: cur.status,
+          });
+        return { ...cur, approvals: [...(cur.approvals ?? []), approval], updatedAt: new Date().toISOString() };
+      },
+      {
+        type: 'approval',
+        data: {
+          by: approval.user,
+          identity: approval.identity,
+          source: approval.source,
+          role: approval.role,
+          headSha: approval.headSha,
+          ...(approval.rule ? { rule: approval.rule } : {}),
+        },
+      },
+    );
+    const verdict = await this.verdict(recorded);
+    if (!verdict.satisfied) {
+      await events.append(op.id, 'approval_pending', { missing: verdict.missing, approvals: verdict.current.length });
+      return recorded;
+    }
+    let approved: Operation;
+    try {
+      approved = await store.transition(
+        op.id,
+        'approved',
+        { approval: { by: approval.user, source: approval.source, headSha: approval.headSha, at: approval.at } },
+        { by: approval.user, source: approval.source, headSha: approval.headSha, approvals: verdict.current.length },
+      );
+    } catch (err) {
+      // A concurrent approval met the rules first and moved the operation on.
+      if (err instanceof InvalidTransitionError) return store.get(op.id);
+      throw err;
+    }
+    await queue.add('merge', { opId: op.id, headSha: approval.headSha });
+    return approved;
+  }
+}

@@ -1,0 +1,201 @@
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { Role } from './roles.ts';
+
+/** What someone can do to an operation; each has a minimum role (see `DEFAULT_PERMISSIONS`). */
+export const ACTIONS = ['request', 'revise', 'approve', 'reject', 'cancel', 'merge', 'deploy'] as const;
+export const Action = z.enum(ACTIONS);
+export type Action = z.infer<typeof Action>;
+
+export const Glob = z
+  .string()
+  .min(1)
+  .max(300)
+  .refine((g) => !g.startsWith('/') && !g.split('/').includes('..'), 'must be a path inside the repository')
+  .refine((g) => {
+    try {
+      picomatch.makeRe(g);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'is not a valid glob');
+
+const GroupName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a lower-case group name');
+const count = z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10');
+
+export const PathRule = z.strictObject({
+  /** Shown in what-is-missing messages; default: the first pattern. */
+  name: z.string().min(1).max(100).optional(),
+  paths: z.array(Glob).min(1, 'needs at least one pattern'),
+  /** Distinct approvers needed when any changed file matches. */
+  required: count.optional(),
+  /** Only approvers holding at least one of these roles count. */
+  roles: z.array(Role).min(1).optional(),
+  /** Only approvers in at least one of these groups count. */
+  groups: z.array(GroupName).min(1).optional(),
+  /** The requester's own approval never counts for this rule. */
+  not_requester: z.boolean().optional(),
+});
+export type PathRule = z.infer<typeof PathRule>;
+
+/** `url` is written in the file; `url_env` names a service variable holding a secret URL (Railway hooks). */
+const HookUrl = z
+  .strictObject({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    url_env: z
+      .string()
+      .regex(/^DEPLOY_[A-Z0-9_]{1,60}$/, 'must name a DEPLOY_* environment variable')
+      .optional(),
+  })
+  .refine((h) => (h.url === undefined) !== (h.url_env === undefined), 'needs exactly one of url or url_env');
+export type HookUrl = z.infer<typeof HookUrl>;
+
+export const DeployTarget = z.discriminatedUnion('kind', [
+  /** POST of a signed JSON body (`X-Pullwright-Signature-256`). */
+  z.strictObject({ kind: z.literal('webhook'), url: z.url().optional(), url_env: z.string().optional() }),
+  /** A Railway deploy hook: POST to the hook URL, which is itself the credential. */
+  z.strictObject({ kind: z.literal('railway'), url: z.url().optional(), url_env: z.string().optional() }),
+  /** A GitHub deployment on the merge commit, through the forge. */
+  z.strictObject({ kind: z.literal('github_deployment'), environment: z.string().min(1).max(100).optional() }),
+]);
+
+export const DeploySettings = z.strictObject({
+  /** Deploy as soon as the operation is merged; otherwise only on `/deploy`. */
+  on_merge: z.boolean().optional(),
+  target: DeployTarget.superRefine((t, ctx) => {
+    if (t.kind === 'github_deployment') return;
+    const parsed = HookUrl.safeParse({ url: t.url, url_env: t.url_env });
+    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom' });
+  }),
+  /** Called when the deploy fails or times out. */
+  rollback: HookUrl.optional(),
+  /** Where to poll for the deploy's state (`{id}` is replaced by the id the target returned). */
+  status: z
+    .strictObject({
+      url: z.string().min(1).max(2000).optional(),
+      poll_ms: z.number().int().min(100).max(60_000).optional(),
+      timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
+    })
+    .optional(),
+});
+export type DeploySettings = z.infer<typeof DeploySettings>;
+
+/** The policy keys, as either file writes them (nothing defaulted: unset means "as the service says"). */
+const policyShape = {
+  /** Minimum role per action; a repository can only raise them. */
+  permissions: z
+    .strictObject(
+      Object.fromEntries(ACTIONS.map((a) => [a, Role.optional()])) as Record<Action, z.ZodOptional<typeof Role>>,
+    )
+    .optional(),
+  approvals: z
+    .strictObject({
+      required: count.optional(),
+      high_risk: z.strictObject({ required: count.optional(), not_requester: z.boolean().optional() }).optional(),
+    })
+    .optional(),
+  path_rules: z.array(PathRule).max(100).optional(),
+  /** Paths the agent may never write, on top of the built-in protected files. */
+  protected_paths: z.array(Glob).max(200).optional(),
+  auto_approve: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      max_lines: z.number().int().min(0).max(10_000).optional(),
+      kinds: z
+        .array(z.enum(['tests', 'docs']))
+        .min(1)
+        .optional(),
+    })
+    .optional(),
+  budgets: z
+    .strictObject({
+      turns: z.number().int().positive().max(1000).optional(),
+      tokens: z.number().int().positive().optional(),
+      wall_ms: z.number().int().positive().optional(),
+      cost_usd: z.number().positive().max(1000).optional(),
+    })
+    .optional(),
+  branches: z
+    .strictObject({
+      prefix: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*\/$/, 'must be lower-case path segments ending in /')
+        .max(60)
+        .optional(),
+    })
+    .optional(),
+  deploy: DeploySettings.optional(),
+};
+
+/**
+ * `.pullwright.yml` in the target repository. `checks`, `install` and `lint_file` belong to
+ * the pipeline (`repo-checks.ts` validates them); they pass through here untouched.
+ */
+export const RepoPolicyFile = z.strictObject({
+  checks: z.unknown().optional(),
+  install: z.unknown().optional(),
+  lint_file: z.unknown().optional(),
+  ...policyShape,
+});
+export type RepoPolicyFile = z.infer<typeof RepoPolicyFile>;
+
+/** The service's policy file (`POLICY_FILE`): the same keys plus what repositories are allowed. */
+export const ServicePolicyFile = z.strictObject({
+  ...policyShape,
+  allow: z
+    .strictObject({
+      /** Whether a repository file may configure a deploy at all. Default true. */
+      repo_deploy: z.boolean().optional(),
+      /** Hosts a repository file's deploy URLs may name. Default none: only DEPLOY_* variables. */
+      deploy_hosts: z.array(z.string().min(1).max(253)).optional(),
+    })
+    .optional(),
+});
+export type ServicePolicyFile = z.infer<typeof ServicePolicyFile>;
+
+const ResolvedPathRule = z.object({
+  name: z.string(),
+  paths: z.array(z.string()),
+  required: z.number().int(),
+  roles: z.array(Role),
+  groups: z.array(z.string()),
+  not_requester: z.boolean(),
+});
+export type ResolvedPathRule = z.infer<typeof ResolvedPathRule>;
+
+/** Service ∧ repository, every field resolved: what the pipeline and the approval rules read. */
+export const Policy = z.object({
+  permissions: z.record(Action, Role),
+  approvals: z.object({
+    required: z.number().int(),
+    high_risk: z.object({ required: z.number().int(), not_requester: z.boolean() }),
+  }),
+  path_rules: z.array(ResolvedPathRule),
+  protected_paths: z.array(z.string()),
+  auto_approve: z.object({
+    enabled: z.boolean(),
+    max_lines: z.number().int(),
+    kinds: z.array(z.enum(['tests', 'docs'])),
+  }),
+  budgets: z.object({
+    turns: z.number().optional(),
+    tokens: z.number().optional(),
+    wall_ms: z.number().optional(),
+    cost_usd: z.number().optional(),
+  }),
+  branches: z.object({ prefix: z.string() }),
+  deploy: z
+    .object({
+      on_merge: z.boolean(),
+      target: z.union([
+        z.object({ kind: z.enum(['webhook', 'railway']), url: z.string().optional(), url_env: z.string().optional() }),
+        z.object({ kind: z.literal('github_deployment'), environment: z.string() }),
+      ]),
+      rollback: z.object({ url: z.string().optional(), url_env: z.string().optional() }).optional(),
+      status: z.object({ url: z.string().optional(), poll_ms: z.number(), timeout_ms: z.number() }),
+    })
+    .optional(),
+});
+export type Policy = z.infer<typeof Policy>;
+export type ResolvedDeploy = NonNullable<Policy['deploy']>;
