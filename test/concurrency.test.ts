@@ -77,7 +77,11 @@ describe('file locks between operations', () => {
     expect(ops[waiter]!.waiting).toBeUndefined();
     // The later one says its branch touches the same file as the earlier, still open one.
     expect(ops[waiter]!.overlaps).toEqual([expect.objectContaining({ opId: ids[holder], files: ['src/slugify.js'] })]);
-    // No lock outlives the operations.
+    // No lock outlives the operations (released when each job ends).
+    for (const id of ids) {
+      while (!(await eventsOf(sys, id)).some((e) => e.type === 'step' && e.data.step === 'release'))
+        await new Promise((r) => setTimeout(r, 20));
+    }
     expect(await sys.runtime.fileLocks.holders(repo)).toEqual([]);
   });
 

@@ -55,6 +55,13 @@ async function awaitingApproval(sys: TestSystem, repo: string): Promise<string> 
   await store.transition(op.id, 'awaiting_approval', {
     pullRequest: { number: 1, url: 'http://127.0.0.1/pr/1', headSha: HEAD },
     headSha: HEAD,
+    // What the pipeline records when it opens the PR: the risk of that head.
+    risk: {
+      level: 'low',
+      reasons: [],
+      stats: { files: 1, additions: 1, deletions: 1, kinds: { source: 1 } },
+      headSha: HEAD,
+    },
   });
   return op.id;
 }

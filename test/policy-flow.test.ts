@@ -327,9 +327,13 @@ deploy:
       repoPolicy: deployPolicy(),
     });
     await waitFor(id, ['merged', 'failed']);
-    // What the merge job does once the operation is merged.
-    const done = await sys.runtime.deployer.deployAfterMerge(id);
-    expect(done?.deploy).toMatchObject({
+    // The merge job deploys once the operation is merged; wait for the deploy to settle.
+    let done = await sys.runtime.store.get(id);
+    for (let i = 0; i < 200 && (!done.deploy || done.deploy.status === 'running'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      done = await sys.runtime.store.get(id);
+    }
+    expect(done.deploy).toMatchObject({
       status: 'rolled_back',
       target: 'webhook',
       by: 'merge',

@@ -7,7 +7,10 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  */
 export async function mergeOperation(
   opId: string,
-  deps: Pick<PipelineDeps, 'store' | 'events' | 'forge' | 'redactor' | 'logger' | 'mergeLock' | 'branches'>,
+  deps: Pick<
+    PipelineDeps,
+    'store' | 'events' | 'forge' | 'redactor' | 'logger' | 'mergeLock' | 'branches' | 'deployer'
+  >,
 ): Promise<Operation> {
   const { store, forge, mergeLock } = deps;
   let op = await store.get(opId);
@@ -39,7 +42,7 @@ async function takeMergeLock(deps: Pick<PipelineDeps, 'events' | 'mergeLock'>, o
 
 async function merge(
   op: Operation,
-  deps: Pick<PipelineDeps, 'store' | 'forge' | 'redactor' | 'logger' | 'branches'>,
+  deps: Pick<PipelineDeps, 'store' | 'forge' | 'redactor' | 'logger' | 'branches' | 'deployer'>,
 ): Promise<Operation> {
   const { store, forge } = deps;
   const opId = op.id;
@@ -54,7 +57,7 @@ async function merge(
     });
     const merged = await store.transition(opId, 'merged', {}, { mergeSha });
     if (op.branch) await deps.branches.drop(op.repo, op.branch);
-    return merged;
+    return (await deps.deployer.deployAfterMerge(opId)) ?? merged;
   } catch (err) {
     if (!isPullwrightError(err)) deps.logger.error({ err, opId }, 'merge crashed');
     const reason = deps.redactor.redact(

@@ -6,7 +6,9 @@ import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from 
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor, SecretScanner } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
+import type { ApprovalPolicy } from './approval-policy.ts';
 import type { BaselineChecks } from './baseline-checks.ts';
+import type { Deployer } from './deploy-operation.ts';
 
 /** Everything a pipeline step needs, built once per process by `createRuntime`. */
 export interface PipelineDeps {
@@ -32,4 +34,6 @@ export interface PipelineDeps {
   fileLocks: FileLocks;
   mergeLock: MergeLock;
   branches: BranchRegistry;
+  approvalPolicy: ApprovalPolicy;
+  deployer: Deployer;
 }

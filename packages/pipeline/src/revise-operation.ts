@@ -170,11 +170,21 @@ export async function reviseOperation(payload: ReviseJobPayload, deps: PipelineD
     );
   } finally {
     if (finished) {
-      await deps.workspace.remove(op.id, op.repo).catch((err) => log.warn({ err }, 'worktree cleanup failed'));
+      await deps.workspace
+        .remove(revisionWorktree(op.id), op.repo)
+        .catch((err) => log.warn({ err }, 'worktree cleanup failed'));
       await deps.forge.revokeToken(op.repo, op.id).catch(() => undefined);
     }
     await events.append(op.id, 'step', { step: 'release', revision: job.requestId }).catch(() => undefined);
   }
+}
+
+/**
+ * Revisions work in a worktree of their own: the run job that opened the PR may still be
+ * cleaning up its worktree when a review arrives.
+ */
+function revisionWorktree(opId: string): string {
+  return `${opId}-revision`;
 }
 
 /** The revision a running operation is working on: the request id on its last → running transition. */
@@ -203,10 +213,10 @@ async function executeRevision(
     .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
 
   // prepare: a fresh worktree at the forge's head of the branch, whoever pushed last.
-  await workspace.remove(op.id, op.repo);
+  await workspace.remove(revisionWorktree(op.id), op.repo);
   const auth = await forge.gitAuth(op.repo, op.id);
   const ws = await workspace.prepare({
-    opId: op.id,
+    opId: revisionWorktree(op.id),
     repo: op.repo,
     cloneUrl: forge.cloneUrl(op.repo),
     baseBranch: op.baseBranch,

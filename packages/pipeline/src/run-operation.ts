@@ -74,6 +74,7 @@ export async function runOperation(opId: string, deps: PipelineDeps): Promise<Op
     return store.transition(opId, stop.status, { error: reason });
   } finally {
     await locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
+    await deps.forge.revokeToken(op.repo, opId).catch((err) => log.warn({ err }, 'token revoke failed'));
     if (finished)
       await deps.workspace.remove(opId, op.repo).catch((err) => log.warn({ err }, 'worktree cleanup failed'));
     await events.append(opId, 'step', { step: 'release' }).catch(() => undefined);
@@ -97,7 +98,8 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
   // prepare
   await stopIfCancelled();
   const branch = op.branch ?? branchNameFor(op);
-  const auth = await forge.gitAuth(op.repo);
+  // A token of this operation's own (GitHub: scoped to this repository), revoked when the job ends.
+  const auth = await forge.gitAuth(op.repo, opId);
   const ws = await workspace.prepare({
     opId,
     repo: op.repo,
@@ -114,6 +116,9 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
   );
 
   locks.keep();
+  // The policy comes from the base commit's .pullwright.yml, fixed at claim: a change the
+  // agent makes to it cannot loosen the rules its own PR is judged by.
+  if (!op.policy) op = await deps.approvalPolicy.atClaim(opId, ws.dir);
   const commands = detectRepoCommands(ws.dir);
   if (!commands.checks.test) {
     throw new StopOperation(
@@ -377,7 +382,7 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
       },
     );
   }
-  return store.transition(
+  await store.transition(
     opId,
     'awaiting_approval',
     {
@@ -387,6 +392,8 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
     },
     { pullRequest: pr.number, url: pr.url, headSha: pr.headSha },
   );
+  // Risk of the final diff, and an approval by policy where the rules allow one.
+  return deps.approvalPolicy.afterPullRequest(opId, await workspace.diff(ws.dir, baseSha));
 }
 
 /** Other open branches touching the same files; entries of finished operations are dropped on the way. */
