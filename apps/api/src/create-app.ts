@@ -6,7 +6,9 @@ import type { Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import { bearerAuth } from './bearer-auth.ts';
+import { boardRouter } from './board-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
+import { metricsRouter } from './metrics-router.ts';
 import { operationsRouter } from './operations-router.ts';
 import { validate } from './validate.ts';
 
@@ -15,7 +17,7 @@ const READY_TIMEOUT_MS = 1000;
 
 export type ApiDeps = Pick<
   Runtime,
-  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger'
+  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'config' | 'logger' | 'keys' | 'locks'
 >;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
@@ -41,8 +43,11 @@ export function createApp(deps: ApiDeps): Express {
     else sendError(res, 503, 'unavailable', 'redis is unreachable', { redis: 'down' });
   });
 
+  app.use('/metrics', metricsRouter(deps));
+
   const auth = bearerAuth(config.apiToken);
   app.use('/v1/operations', auth, operationsRouter(deps));
+  app.use('/v1/board', auth, boardRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
   });

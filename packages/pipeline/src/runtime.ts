@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
 import { LocalForge } from '@pullwright/forge';
+import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { Redactor } from '@pullwright/security';
@@ -10,12 +11,22 @@ import { Redis } from 'ioredis';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
+/** The lock objects of one process; FileLocks and MergeLock share one subscriber connection. */
+export interface RuntimeLocks {
+  files: FileLocks;
+  merge: MergeLock;
+  branches: BranchRegistry;
+  /** First segment of every lock key (`<REDIS_PREFIX>:locks`). */
+  prefix: string;
+}
+
 export interface Runtime extends PipelineDeps {
   config: Config;
   redis: Redis;
   keys: RedisKeys;
   localForge: LocalForge | undefined;
   actions: OperationActions;
+  locks: RuntimeLocks;
   close(): Promise<void>;
 }
 
@@ -67,6 +78,14 @@ export async function createRuntime(
   const store = new OperationStore(redis, keys, scrub);
   const events = new OperationEvents(redis, keys, scrub);
   const queue = new CodeQueue(redis, config.redisPrefix);
+  const lockPrefix = `${config.redisPrefix}:locks`;
+  const waiter = new LockWaiter(redis, { logger });
+  const locks: RuntimeLocks = {
+    files: new FileLocks(redis, { prefix: lockPrefix, waiter, logger }),
+    merge: new MergeLock(redis, { prefix: lockPrefix, waiter, logger }),
+    branches: new BranchRegistry(redis, { prefix: lockPrefix }),
+    prefix: lockPrefix,
+  };
   const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const localForge = new LocalForge({
     root: path.join(config.dataDir, 'forge'),
@@ -93,7 +112,11 @@ export async function createRuntime(
     maxTurns: config.maxTurns,
     checkTimeoutMs: config.checkTimeoutMs,
     actions: new OperationActions(store, queue),
+    locks,
     async close() {
+      await locks.files.close();
+      await locks.merge.close();
+      await waiter.close();
       await queue.close();
       redis.disconnect();
     },
