@@ -1,8 +1,9 @@
 import os from 'node:os';
-import { FINAL_STATUSES } from '@pullwright/core';
+import { type Config, FINAL_STATUSES } from '@pullwright/core';
 import { mergeOperation, type Runtime, runOperation } from '@pullwright/pipeline';
 import { CODE_OPERATIONS_QUEUE, MergeJob, MetricsStore, RunJob } from '@pullwright/queue';
-import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { assertNoEviction } from './assert-no-eviction.ts';
 import { eventCursor, recordJobMetrics } from './job-metrics.ts';
 import { STALLED_OUT, StalledJobReaper } from './stalled-job-reaper.ts';
@@ -36,6 +37,31 @@ async function waitForRedis(runtime: Runtime, deadline: number): Promise<boolean
     await new Promise((r) => setTimeout(r, 500));
   }
   return false;
+}
+
+/**
+ * The BullMQ settings of a code worker; the latency benchmark runs them with an empty handler
+ * to compare against a bare BullMQ worker.
+ */
+export function codeWorkerOptions(config: Config, connection: Redis): WorkerOptions {
+  const settings = config.worker;
+  return {
+    connection,
+    prefix: `${config.redisPrefix}:bull`,
+    concurrency: config.workerConcurrency,
+    autorun: true,
+    name: `${os.hostname()}:${process.pid}`,
+    // Renewed every lockDuration / 2 while the job runs, so a job may run for hours; the lock
+    // only has to outlast an event-loop stall or a Redis blip (default 60 s, JOB_LOCK_MS).
+    // It is also how long a killed worker's job waits before another worker resumes it.
+    lockDuration: settings.jobLockMs,
+    // Each worker checks for expired locks this often (default 30 s): a dead worker's job
+    // resumes within lockDuration + stalledInterval, ~90 s with the defaults.
+    stalledInterval: settings.stalledIntervalMs,
+    // Each recovery resumes from checkpoints, so a few are cheap; a job that keeps killing
+    // its worker fails after this many and StalledJobReaper gives the operation its reason.
+    maxStalledCount: settings.maxStalledCount,
+  };
 }
 
 /**
@@ -128,23 +154,7 @@ export async function startWorker(runtime: Runtime): Promise<RunningWorker> {
 
   // BullMQ needs its own connection with unlimited retries: blocking commands must survive reconnects.
   const connection = runtime.redis.duplicate({ maxRetriesPerRequest: null });
-  const worker = new Worker(CODE_OPERATIONS_QUEUE, processJob, {
-    connection,
-    prefix: `${config.redisPrefix}:bull`,
-    concurrency: config.workerConcurrency,
-    autorun: true,
-    name: `${os.hostname()}:${process.pid}`,
-    // Renewed every lockDuration / 2 while the job runs, so a job may run for hours; the lock
-    // only has to outlast an event-loop stall or a Redis blip (default 60 s, JOB_LOCK_MS).
-    // It is also how long a killed worker's job waits before another worker resumes it.
-    lockDuration: settings.jobLockMs,
-    // Each worker checks for expired locks this often (default 30 s): a dead worker's job
-    // resumes within lockDuration + stalledInterval, ~90 s with the defaults.
-    stalledInterval: settings.stalledIntervalMs,
-    // Each recovery resumes from checkpoints, so a few are cheap; a job that keeps killing
-    // its worker fails after this many and StalledJobReaper gives the operation its reason.
-    maxStalledCount: settings.maxStalledCount,
-  });
+  const worker = new Worker(CODE_OPERATIONS_QUEUE, processJob, codeWorkerOptions(config, connection));
   worker.on('failed', (job, err) => {
     logger.error({ jobId: job?.id, err: redactor.redact(err.message) }, 'job failed');
     if (job && STALLED_OUT.test(err.message)) void reaper.reap(job, err.message).catch(() => undefined);
