@@ -126,25 +126,19 @@ export default async function workspaceBench(opts: { smoke: boolean }) {
     }
     const oursMs = median(ours);
     const r = (n: number) => Number(n.toFixed(2));
+    const against = (name: string, baseline: number[], target: string) => ({
+      name,
+      value: r(oursMs),
+      unit: 'ms',
+      baseline: r(median(baseline)),
+      ratio: r(oursMs / median(baseline)),
+      target,
+    });
     return [
       { name: 'repository size', value: files, unit: 'files' },
       { name: 'repository history', value: commits, unit: 'commits' },
-      {
-        name: 'prepare (fetch + worktree + branch) vs full git clone',
-        value: r(oursMs),
-        unit: 'ms',
-        baseline: r(median(clone)),
-        ratio: r(oursMs / median(clone)),
-        target: '<= 0.15x',
-      },
-      {
-        name: 'prepare vs raw git worktree add',
-        value: r(oursMs),
-        unit: 'ms',
-        baseline: r(median(worktree)),
-        ratio: r(oursMs / median(worktree)),
-        target: '<= 1.5x',
-      },
+      against('prepare (fetch + worktree + branch) vs full git clone', clone, '<= 0.15x'),
+      against('prepare vs raw git worktree add', worktree, '<= 1.5x'),
       { name: 'first prepare of a repository (mirror clone + worktree)', value: r(cold), unit: 'ms' },
     ];
   } finally {
