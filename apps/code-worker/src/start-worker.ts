@@ -1,7 +1,7 @@
 import os from 'node:os';
-import { type Config, FINAL_STATUSES } from '@pullwright/core';
+import { type Config, FINAL_STATUSES, isPullwrightError } from '@pullwright/core';
 import { mergeOperation, type Runtime, runOperation } from '@pullwright/pipeline';
-import { CODE_OPERATIONS_QUEUE, MergeJob, MetricsStore, RunJob } from '@pullwright/queue';
+import { CODE_OPERATIONS_QUEUE, type JobName, MergeJob, MetricsStore, RunJob } from '@pullwright/queue';
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { assertNoEviction } from './assert-no-eviction.ts';
@@ -21,6 +21,11 @@ export interface RunningWorker {
    */
   close(graceMs?: number): Promise<boolean>;
 }
+
+/** What a job runs, by job name; `startWorker` defaults to the pipeline's functions. */
+export type JobHandlers = Record<JobName, (opId: string, runtime: Runtime) => Promise<unknown>>;
+
+const PIPELINE_HANDLERS: JobHandlers = { run: runOperation, merge: mergeOperation };
 
 /** How long a job that hit a Redis outage keeps waiting for Redis before it gives up its turn. */
 const REDIS_WAIT_MS = 5 * 60_000;
@@ -68,7 +73,7 @@ export function codeWorkerOptions(config: Config, connection: Redis): WorkerOpti
  * A BullMQ worker for the `code-operations` queue. Payloads are validated again here
  * (they crossed a process boundary); the pipeline functions own every status change.
  */
-export async function startWorker(runtime: Runtime): Promise<RunningWorker> {
+export async function startWorker(runtime: Runtime, handlers: JobHandlers = PIPELINE_HANDLERS): Promise<RunningWorker> {
   const { config, logger, redactor } = runtime;
   await assertNoEviction(runtime.redis, logger);
   const settings = config.worker;
@@ -101,11 +106,11 @@ export async function startWorker(runtime: Runtime): Promise<RunningWorker> {
     switch (job.name) {
       case 'run': {
         const { opId } = RunJob.parse(job.data);
-        return { opId, run: () => runOperation(opId, runtime) };
+        return { opId, run: () => handlers.run(opId, runtime) };
       }
       case 'merge': {
         const { opId } = MergeJob.parse(job.data);
-        return { opId, run: () => mergeOperation(opId, runtime) };
+        return { opId, run: () => handlers.merge(opId, runtime) };
       }
       default:
         return undefined;
@@ -128,7 +133,7 @@ export async function startWorker(runtime: Runtime): Promise<RunningWorker> {
     } catch (err) {
       const message = redactor.redact((err as Error)?.message ?? String(err));
       if (!isTransientError(err)) {
-        await failUnfinished(opId, `internal error: ${message}`);
+        await failUnfinished(opId, isPullwrightError(err) ? message : `internal error: ${message}`);
         // Never retried: the pipeline ended the operation, and a rerun could repeat side effects.
         throw new UnrecoverableError(message);
       }
