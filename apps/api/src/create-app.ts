@@ -5,6 +5,7 @@ import { LocalForge } from '@pullwright/forge';
 import type { Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
+import { boardRouter } from './board-router.ts';
 import { streamFeed } from './dashboard-feed.ts';
 import { dashboardQueueHealth } from './dashboard-queue-health.ts';
 import { dashboardRouter } from './dashboard-router.ts';
@@ -12,6 +13,7 @@ import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { deployRouter } from './deploy-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
+import { metricsRouter } from './metrics-router.ts';
 import { operationsRouter } from './operations-router.ts';
 import { sessionAuth } from './session-auth.ts';
 import { SessionCredentials } from './session-credentials.ts';
@@ -38,6 +40,7 @@ export type ApiDeps = Pick<
   | 'keys'
   | 'redactor'
   | 'transcriptsDir'
+  | 'locks'
 >;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
@@ -74,6 +77,8 @@ export function createApp(deps: ApiDeps): Express {
     else sendError(res, 503, 'unavailable', 'redis is unreachable', { redis: 'down' });
   });
 
+  app.use('/metrics', metricsRouter(deps));
+
   // The bearer token for API clients, or a dashboard session (cookie + CSRF header).
   const sessions = new SessionStore(deps.redis, `${config.redisPrefix}:dash`, config.dashboard.sessionTtlS);
   const credentials = new SessionCredentials(config);
@@ -82,6 +87,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use('/v1/operations', auth, dashboardRouter(deps, credentials), operationsRouter(deps));
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.use('/v1/operations', auth, deployRouter(deps));
+  app.use('/v1/board', auth, boardRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
   });

@@ -122,6 +122,31 @@ export const EnvSchema = z
     DASHBOARD_APPROVERS: optionalText,
     /** How long a dashboard sign-in lasts (seconds). 12 h: one working day, then sign in again. */
     DASHBOARD_SESSION_TTL_S: positiveInt(12 * 3600),
+    /**
+     * On SIGTERM a worker stops taking jobs and gives running ones this long to finish; a job
+     * still running then is left to BullMQ's stalled recovery and resumes from its checkpoints.
+     * Orchestrators must wait longer than this before SIGKILL (compose stop_grace_period, k8s
+     * terminationGracePeriodSeconds). 60 s lets a check suite or a push finish.
+     */
+    SHUTDOWN_GRACE_MS: positiveInt(60_000),
+    /** A running step that appends no event for this long is reported as stuck (event + field). */
+    STUCK_AFTER_MS: positiveInt(10 * 60_000),
+    /**
+     * BullMQ job lock. The worker renews it every half of this while the job runs, so it bounds
+     * how long an event-loop stall or a Redis blip may last before the job is taken as stalled
+     * and run twice, and how long a dead worker's job waits before another worker resumes it.
+     */
+    JOB_LOCK_MS: positiveInt(60_000),
+    /** How often each worker looks for jobs whose lock expired (BullMQ stalledInterval). */
+    JOB_STALLED_INTERVAL_MS: positiveInt(30_000),
+    /**
+     * Times a job may be recovered after its worker died before it fails for good. A job that
+     * kills its worker every time (out of memory on a huge repo) must not loop forever; 3 rides
+     * out a rolling deploy plus a crash.
+     */
+    JOB_MAX_STALLED: z.coerce.number().int().nonnegative().default(3),
+    /** Bearer token for GET /metrics; unset: /metrics is open (scrapers usually sit on a private network). */
+    METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   })
   .superRefine((env, ctx) => {
     if (env.LLM_PROVIDER === 'anthropic' && !env.ANTHROPIC_API_KEY) {
@@ -253,6 +278,14 @@ export interface Config {
     approvers: string[];
     sessionTtlS: number;
   };
+  worker: {
+    shutdownGraceMs: number;
+    stuckAfterMs: number;
+    jobLockMs: number;
+    stalledIntervalMs: number;
+    maxStalledCount: number;
+  };
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends PullwrightError<{ issues: { variable: string; reason: string }[] }> {
@@ -331,6 +364,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .filter(Boolean),
       sessionTtlS: env.DASHBOARD_SESSION_TTL_S,
     },
+    worker: {
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+      stuckAfterMs: env.STUCK_AFTER_MS,
+      jobLockMs: env.JOB_LOCK_MS,
+      stalledIntervalMs: env.JOB_STALLED_INTERVAL_MS,
+      maxStalledCount: env.JOB_MAX_STALLED,
+    },
+    metricsToken: env.METRICS_TOKEN,
   };
 }
 
@@ -338,6 +379,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 export function configSecrets(config: Config): string[] {
   return [
     config.apiToken,
+    config.metricsToken,
     config.llm.anthropicApiKey,
     config.llm.openaiApiKey,
     config.github.privateKey,

@@ -159,6 +159,26 @@ export type Evidence = z.infer<typeof Evidence>;
 export const Checkpoint = z.enum(['prepared', 'agent_done', 'verified', 'committed', 'pushed', 'pr_opened']);
 export type Checkpoint = z.infer<typeof Checkpoint>;
 
+/** Set while the operation waits for file locks another operation holds (see @pullwright/locks). */
+export const LockWait = z.object({
+  files: z.array(z.string()),
+  /** The operation holding (one of) the files. */
+  holder: z.string(),
+  /** ISO time the wait began. */
+  since: z.string(),
+});
+export type LockWait = z.infer<typeof LockWait>;
+
+/** Set by the worker's watchdog when a step appended no event for STUCK_AFTER_MS; cleared on progress. */
+export const StuckReport = z.object({
+  /** The last step the operation reported before going quiet. */
+  step: z.string().optional(),
+  /** ISO time of the last event before the silence. */
+  since: z.string(),
+  idleMs: z.number().int().nonnegative(),
+});
+export type StuckReport = z.infer<typeof StuckReport>;
+
 export const Operation = z.object({
   id: z.string(),
   type: OperationType,
@@ -194,8 +214,8 @@ export const Operation = z.object({
   deploy: DeployRecord.optional(),
   checkpoints: z.array(Checkpoint).default([]),
   cancelRequested: z.boolean().default(false),
-  /** Set while the operation waits for files another operation holds. */
-  waiting: z.object({ files: z.array(z.string()), holder: z.string(), since: z.string() }).optional(),
+  waiting: LockWait.optional(),
+  stuck: StuckReport.optional(),
   /** Open branches of other operations that touch the same files. */
   overlaps: z
     .array(

@@ -15,6 +15,15 @@ import { Deployer } from './deploy-operation.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
+/** The lock objects of one process; FileLocks and MergeLock share one subscriber connection. */
+export interface RuntimeLocks {
+  files: FileLocks;
+  merge: MergeLock;
+  branches: BranchRegistry;
+  /** First segment of every lock key (`<REDIS_PREFIX>:locks`). */
+  prefix: string;
+}
+
 export interface Runtime extends PipelineDeps {
   config: Config;
   redis: Redis;
@@ -25,6 +34,7 @@ export interface Runtime extends PipelineDeps {
   approvalPolicy: ApprovalPolicy;
   /** The merge job calls `deployAfterMerge` once an operation is merged. */
   deployer: Deployer;
+  locks: RuntimeLocks;
   close(): Promise<void>;
 }
 
@@ -102,6 +112,8 @@ export async function createRuntime(
   const lockWaiter = new LockWaiter(redis, { logger });
   const fileLocks = new FileLocks(redis, { prefix: lockPrefix, waiter: lockWaiter, logger });
   const mergeLock = new MergeLock(redis, { prefix: lockPrefix, waiter: lockWaiter, logger });
+  const branches = new BranchRegistry(redis, { prefix: lockPrefix });
+  const locks: RuntimeLocks = { files: fileLocks, merge: mergeLock, branches, prefix: lockPrefix };
   const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const localForge = githubForge
     ? undefined
@@ -140,11 +152,12 @@ export async function createRuntime(
     baselines: new BaselineChecks(redis, config.redisPrefix),
     fileLocks,
     mergeLock,
-    branches: new BranchRegistry(redis, { prefix: lockPrefix }),
+    branches,
     checkTimeoutMs: config.checkTimeoutMs,
     actions: new OperationActions(store, queue, approvalPolicy, deployer),
     approvalPolicy,
     deployer,
+    locks,
     async close() {
       await githubForge?.close();
       await queue.close();

@@ -1,5 +1,7 @@
 export * from './code-queue.ts';
 export * from './job-schemas.ts';
+export * from './metrics-step-durations.ts';
+export * from './metrics-store.ts';
 export * from './operation-events.ts';
 export * from './operation-inbox.ts';
 export * from './operation-store.ts';

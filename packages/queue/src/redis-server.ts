@@ -8,6 +8,8 @@ export interface RedisServerOptions {
   /** Where AOF data lives; omit for a throwaway in-memory server (tests). */
   dataDir?: string;
   binary?: string;
+  /** Listen on this port (a restart on the same address, as in the outage tests); default: a free one. */
+  port?: number;
 }
 
 export interface RedisServerHandle {
@@ -65,7 +67,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     );
   }
   for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
     if (options.dataDir) {
       mkdirSync(options.dataDir, { recursive: true });
@@ -80,7 +82,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     } catch (err) {
       child.kill('SIGKILL');
       // Another process may have taken the port between our probe and the bind.
-      if (attempt < 3) continue;
+      if (attempt < 3 && options.port === undefined) continue;
       throw new PullwrightError('unavailable', `could not start redis-server: ${(err as Error).message}`);
     }
     return {

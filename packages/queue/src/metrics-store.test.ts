@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { emptyUsage } from '@pullwright/core';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { stepDurations } from './metrics-step-durations.ts';
+import { MetricsStore, STEP_BUCKETS_S } from './metrics-store.ts';
+import type { OperationEvent } from './operation-events.ts';
+import { RedisKeys } from './redis-keys.ts';
+
+const redis = new Redis(inject('redisUrl'));
+afterAll(() => redis.disconnect());
+
+describe('MetricsStore', () => {
+  it('keeps a cumulative histogram per step with sum and count', async () => {
+    const metrics = new MetricsStore(redis, new RedisKeys(`t${randomBytes(6).toString('hex')}`));
+    await metrics.recordSteps([
+      { step: 'agent', seconds: 0.5 },
+      { step: 'agent', seconds: 20 },
+      { step: 'agent', seconds: 7200 },
+      { step: 'verify', seconds: 3 },
+    ]);
+    const { steps } = await metrics.read();
+    const agent = steps.get('agent')!;
+    expect(agent.count).toBe(3);
+    expect(agent.sum).toBeCloseTo(7220.5);
+    expect(agent.cumulative).toHaveLength(STEP_BUCKETS_S.length + 1);
+    // le=1 holds 0.5; le=30 adds 20; only +Inf holds 7200.
+    expect(agent.cumulative[0]).toBe(1);
+    expect(agent.cumulative[STEP_BUCKETS_S.indexOf(30)]).toBe(2);
+    expect(agent.cumulative[STEP_BUCKETS_S.length - 1]).toBe(2);
+    expect(agent.cumulative.at(-1)).toBe(3);
+    expect(steps.get('verify')?.cumulative[1]).toBe(1);
+  });
+
+  it('counts usage growth once per operation, however often it is metered', async () => {
+    const metrics = new MetricsStore(redis, new RedisKeys(`t${randomBytes(6).toString('hex')}`));
+    const usage = { ...emptyUsage(), inputTokens: 100, outputTokens: 10, costUsd: 0.25, modelCalls: 2 };
+    await metrics.meterUsage('op1', usage);
+    await metrics.meterUsage('op1', usage);
+    await metrics.meterUsage('op1', { ...usage, inputTokens: 150, modelCalls: 3 });
+    await metrics.meterUsage('op2', { ...emptyUsage(), inputTokens: 1, costUsd: 0.5 });
+    const { usage: totals } = await metrics.read();
+    expect(totals).toEqual({ inputTokens: 151, outputTokens: 10, costUsd: 0.75, modelCalls: 3 });
+  });
+});
+
+describe('stepDurations', () => {
+  const at = (ms: number, type: string, data: Record<string, unknown>): OperationEvent => ({
+    id: `${ms}-0`,
+    ts: new Date(ms).toISOString(),
+    opId: 'op',
+    type,
+    data,
+  });
+
+  it('measures prepare, started/finished pairs and publish from one attempt', () => {
+    const events = [
+      at(1_000, 'status', { to: 'running', step: 'claim' }),
+      at(3_000, 'step', { step: 'prepare' }),
+      at(3_100, 'step', { step: 'agent', state: 'started' }),
+      at(4_000, 'tool_call', { name: 'edit_file' }),
+      at(13_100, 'step', { step: 'agent', state: 'finished' }),
+      at(13_200, 'step', { step: 'verify', state: 'started' }),
+      at(15_200, 'step', { step: 'verify', state: 'finished' }),
+      at(16_000, 'step', { step: 'push' }),
+      at(16_700, 'status', { to: 'awaiting_approval' }),
+    ];
+    expect(stepDurations(events, 500)).toEqual([
+      { step: 'prepare', seconds: 2.5 },
+      { step: 'agent', seconds: 10 },
+      { step: 'verify', seconds: 2 },
+      { step: 'publish', seconds: 1.5 },
+    ]);
+  });
+
+  it('leaves out a step the attempt did not finish', () => {
+    const events = [at(2_000, 'step', { step: 'prepare' }), at(2_500, 'step', { step: 'agent', state: 'started' })];
+    expect(stepDurations(events, 1_000)).toEqual([{ step: 'prepare', seconds: 1 }]);
+  });
+});
