@@ -293,8 +293,8 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
   await stopIfCancelled();
   const filesChanged = await workspace.changedFiles(ws.dir, baseSha);
   if (filesChanged.length === 0) throw new StopOperation('failed', 'the model made no changes');
+  await events.append(opId, 'step', { step: 'verify', state: 'started', files: filesChanged });
   if (!finalChecks) {
-    await events.append(opId, 'step', { step: 'verify', state: 'started', files: filesChanged });
     finalChecks = [];
     for (const name of checks.names()) finalChecks.push(await checks.run(name));
   }
