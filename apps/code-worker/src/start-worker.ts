@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { type Config, FINAL_STATUSES, isPullwrightError } from '@pullwright/core';
+import { type Config, FINAL_STATUSES, isPullwrightError, isTransientError } from '@pullwright/core';
 import { mergeOperation, type Runtime, reviseOperation, runOperation } from '@pullwright/pipeline';
 import { CODE_OPERATIONS_QUEUE, type JobName, MergeJob, MetricsStore, ReviseJob, RunJob } from '@pullwright/queue';
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
@@ -8,7 +8,7 @@ import { assertNoEviction } from './assert-no-eviction.ts';
 import { eventCursor, recordJobMetrics } from './job-metrics.ts';
 import { STALLED_OUT, StalledJobReaper } from './stalled-job-reaper.ts';
 import { StuckWatchdog } from './stuck-watchdog.ts';
-import { isTransientError, MAX_JOB_STARTS, retryDelayMs } from './transient-errors.ts';
+import { MAX_JOB_STARTS, retryDelayMs } from './transient-errors.ts';
 
 export interface RunningWorker {
   worker: Worker;

@@ -1,31 +1,4 @@
-import { errorOutcome, isPullwrightError } from '@pullwright/core';
-
-/**
- * Messages of errors that mean "Redis is away or busy for a moment": ioredis connection
- * errors, a replica being promoted, a server loading its AOF, a Cluster resharding.
- */
-const TRANSIENT_REDIS = [
-  /Connection is closed/i,
-  /max retries per request/i,
-  /Stream isn't writeable/i,
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE/,
-  /^LOADING\b/,
-  /^READONLY\b/,
-  /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN)\b/,
-];
-
-/**
- * True for errors worth running the job again for: the typed errors whose outcome is
- * `retry` and Redis outages. Everything else (a failed check, a secret finding, a refused
- * path, a bug) is final: the pipeline already ended the operation with a reason, and a
- * retry would only repeat it, or worse, repeat its side effects.
- */
-export function isTransientError(err: unknown): boolean {
-  if (isPullwrightError(err)) return errorOutcome(err.code).kind === 'retry';
-  if (!(err instanceof Error)) return false;
-  if (err.name === 'MaxRetriesPerRequestError') return true;
-  return TRANSIENT_REDIS.some((pattern) => pattern.test(err.message));
-}
+export { isTransientError } from '@pullwright/core';
 
 /** Job starts (BullMQ `attemptsStarted`, crashes included) after which a transient error is final. */
 export const MAX_JOB_STARTS = 8;

@@ -3,3 +3,4 @@ export * from './errors.ts';
 export * from './logger.ts';
 export * from './operation.ts';
 export * from './state-machine.ts';
+export * from './transient-errors.ts';

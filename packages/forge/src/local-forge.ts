@@ -146,13 +146,17 @@ export class LocalForge implements Forge {
       body: req.body,
       state: 'open',
     };
-    // HSETNX on the head index: two workers racing on one branch end with one PR.
+    // The record first, then the index entry that makes it the branch's PR (HSETNX: two
+    // workers racing on one branch end with one PR). A kill between the two leaves only an
+    // unindexed record, never an index entry pointing at nothing.
+    await redis.set(this.#prKey(req.repo, number), JSON.stringify(pr));
     const won = await redis.hsetnx(this.#headIndexKey(req.repo), req.head, String(number));
     if (!won) {
+      await redis.del(this.#prKey(req.repo, number));
       const again = await this.findOpenPullRequest(req.repo, req.head);
       if (again) return again;
+      throw new PullwrightError('conflict', `another pull request for ${req.head} is being opened`);
     }
-    await redis.set(this.#prKey(req.repo, number), JSON.stringify(pr));
     return pr;
   }
 

@@ -11,7 +11,7 @@ import {
   TranscriptWriter,
   truncateOutput,
 } from '@pullwright/agent';
-import { branchNameFor, type Checkpoint, FINAL_STATUSES, isPullwrightError, type Operation } from '@pullwright/core';
+import { branchNameFor, type Checkpoint, FINAL_STATUSES, isPullwrightError, isTransientError, type Operation } from '@pullwright/core';
 import { CommandPolicy } from '@pullwright/sandbox';
 import { PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
@@ -58,6 +58,9 @@ export async function runOperation(opId: string, deps: PipelineDeps): Promise<Op
     finished = true;
     return op;
   } catch (err) {
+    // Redis away for a moment: the job runs again from its checkpoints; ending the
+    // operation now would turn an outage into a failure.
+    if (isTransientError(err)) throw err;
     const stop =
       err instanceof StopOperation
         ? err

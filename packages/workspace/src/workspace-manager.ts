@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import type { GitAuth } from '@pullwright/security';
@@ -67,11 +67,20 @@ export class WorkspaceManager {
     const dir = this.mirrorDir(repo);
     return this.#mutex.run(dir, async () => {
       if (!existsSync(path.join(dir, 'HEAD'))) {
-        await mkdir(dir, { recursive: true });
-        const git = gitClient(dir);
-        await git.init(true);
-        await git.addRemote('origin', cloneUrl);
-        await git.addConfig('remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*', false, 'local');
+        // Built aside and renamed into place: another worker process sharing this directory
+        // (or a kill half-way) never sees, or leaves, a mirror without its remote.
+        await mkdir(path.dirname(dir), { recursive: true });
+        const staging = `${dir}.${process.pid}.${Date.now().toString(36)}.tmp`;
+        const git = gitClient(path.dirname(dir));
+        await git.raw(['init', '--bare', staging]);
+        const staged = gitClient(staging);
+        await staged.addRemote('origin', cloneUrl);
+        await staged.addConfig('remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*', false, 'local');
+        await rename(staging, dir).catch(async (err: NodeJS.ErrnoException) => {
+          await rm(staging, { recursive: true, force: true });
+          // Another process won the race: its mirror is as good as ours.
+          if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+        });
       } else {
         await gitClient(dir).remote(['set-url', 'origin', cloneUrl]);
       }
