@@ -1,4 +1,4 @@
-import { errorOutcome, type FieldIssue, isPullwrightError, isTransientError, type Logger } from '@pullwright/core';
+import { errorOutcome, type FieldIssue, isPullwrightError, type Logger } from '@pullwright/core';
 import type { ErrorRequestHandler, Response } from 'express';
 
 export function sendError(

@@ -87,6 +87,9 @@ async function boot() {
   window.addEventListener('hashchange', render);
   document.getElementById('sign-out').addEventListener('click', async () => {
     signInMessage = 'Signed out.';
+    // Stop the page's streams and timers first, so none of them asks with the ended session.
+    cleanup();
+    cleanup = () => {};
     await signOut().catch(() => undefined);
   });
   render();

@@ -11,7 +11,14 @@ import {
   TranscriptWriter,
   truncateOutput,
 } from '@pullwright/agent';
-import { branchNameFor, type Checkpoint, FINAL_STATUSES, isPullwrightError, isTransientError, type Operation } from '@pullwright/core';
+import {
+  branchNameFor,
+  type Checkpoint,
+  FINAL_STATUSES,
+  isPullwrightError,
+  isTransientError,
+  type Operation,
+} from '@pullwright/core';
 import { CommandPolicy } from '@pullwright/sandbox';
 import { PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
