@@ -156,7 +156,7 @@ describe('crash loop', () => {
     }
 
     // No lock outlives its lease: every job lock and file/merge lock left has a TTL within it.
-    const jobLocks = await keysMatching(sys.runtime.redis, `${prefix}:bull:*:lock`);
+    const jobLocks = await keysMatching(sys.runtime.redis, `{${prefix}}:bull:*:lock`);
     for (const key of jobLocks) {
       const ttl = await sys.runtime.redis.pttl(key);
       expect(ttl, key).toBeGreaterThan(0);
@@ -173,7 +173,7 @@ describe('crash loop', () => {
     for (const w of slots) w.child.kill('SIGKILL');
     await Promise.all(slots.map((w) => w.exited));
     await new Promise((r) => setTimeout(r, JOB_LOCK_MS + 100));
-    expect(await keysMatching(sys.runtime.redis, `${prefix}:bull:*:lock`)).toEqual([]);
+    expect(await keysMatching(sys.runtime.redis, `{${prefix}}:bull:*:lock`)).toEqual([]);
     const counts = await sys.runtime.queue.counts();
     expect([counts.waiting, counts.active, counts.delayed]).toEqual([0, 0, 0]);
   });

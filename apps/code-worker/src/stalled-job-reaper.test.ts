@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CODE_OPERATIONS_QUEUE, CodeQueue, OperationStore, RedisKeys } from '@pullwright/queue';
+import { bullPrefix, CODE_OPERATIONS_QUEUE, CodeQueue, OperationStore, RedisKeys } from '@pullwright/queue';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -39,7 +39,7 @@ describe('StalledJobReaper', () => {
       },
       {
         connection,
-        prefix: `${prefix}:bull`,
+        prefix: bullPrefix(prefix),
         lockDuration: 200,
         stalledInterval: 150,
         maxStalledCount: 0,

@@ -1,7 +1,15 @@
 import os from 'node:os';
 import { type Config, FINAL_STATUSES, isPullwrightError, isTransientError } from '@pullwright/core';
 import { mergeOperation, type Runtime, reviseOperation, runOperation } from '@pullwright/pipeline';
-import { CODE_OPERATIONS_QUEUE, type JobName, MergeJob, MetricsStore, ReviseJob, RunJob } from '@pullwright/queue';
+import {
+  bullPrefix,
+  CODE_OPERATIONS_QUEUE,
+  type JobName,
+  MergeJob,
+  MetricsStore,
+  ReviseJob,
+  RunJob,
+} from '@pullwright/queue';
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { assertNoEviction } from './assert-no-eviction.ts';
@@ -52,7 +60,7 @@ export function codeWorkerOptions(config: Config, connection: Redis): WorkerOpti
   const settings = config.worker;
   return {
     connection,
-    prefix: `${config.redisPrefix}:bull`,
+    prefix: bullPrefix(config.redisPrefix),
     concurrency: config.workerConcurrency,
     autorun: true,
     name: `${os.hostname()}:${process.pid}`,

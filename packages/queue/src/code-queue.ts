@@ -3,6 +3,14 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { CODE_OPERATIONS_QUEUE, JOB_SCHEMAS, type JobName, type JobPayload } from './job-schemas.ts';
 
+/**
+ * BullMQ's keys for this deployment. The `{…}` hash tag keeps every queue key in one Redis
+ * Cluster slot, which BullMQ's multi-key scripts need.
+ */
+export function bullPrefix(prefix: string): string {
+  return `{${prefix}}:bull`;
+}
+
 /** Kept so a duplicate enqueue within a day is still recognised as a duplicate. */
 const KEEP_COMPLETED = { age: 24 * 3600, count: 5000 };
 
@@ -14,7 +22,7 @@ export class CodeQueue {
   readonly queue: Queue;
 
   constructor(connection: Redis, prefix: string) {
-    this.queue = new Queue(CODE_OPERATIONS_QUEUE, { connection, prefix: `${prefix}:bull` });
+    this.queue = new Queue(CODE_OPERATIONS_QUEUE, { connection, prefix: bullPrefix(prefix) });
   }
 
   static jobId<N extends JobName>(name: N, payload: JobPayload<N>): string {

@@ -28,7 +28,6 @@ declare module 'ioredis' {
       type: string,
       data: string,
       ts: string,
-      feedKey: string,
     ): Result<string | number, Context>;
   }
 }
@@ -197,10 +196,28 @@ export class OperationStore {
         event.type,
         JSON.stringify(this.scrub(event.data ?? {})),
         next.updatedAt,
-        this.keys.feed(),
       );
       if (result === -1) throw new NotFoundError('operation', id);
-      if (result !== 0) return next;
+      if (result !== 0) {
+        // The feed is a capped view for live lists, in another Cluster slot: written after the
+        // audit trail, never inside its script.
+        await this.redis.xadd(
+          this.keys.feed(),
+          'MAXLEN',
+          '~',
+          '10000',
+          '*',
+          'opId',
+          id,
+          'ts',
+          next.updatedAt,
+          'type',
+          event.type,
+          'status',
+          next.status,
+        );
+        return next;
+      }
       // Jittered backoff so colliding writers spread out instead of colliding again.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * (attempt + 1))));
     }

@@ -7,7 +7,6 @@
   ARGV[3] event type
   ARGV[4] event data JSON
   ARGV[5] event timestamp (ISO)
-  ARGV[6] feed stream key (global, capped)
   Returns the event id, or -1 when the operation is missing, 0 when the version moved.
 ]]
 local current = redis.call('GET', KEYS[1])
@@ -15,7 +14,4 @@ if not current then return -1 end
 local version = cjson.decode(current)['version']
 if tostring(version) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
-local op = cjson.decode(ARGV[2])
-local id = redis.call('XADD', KEYS[2], '*', 'ts', ARGV[5], 'type', ARGV[3], 'data', ARGV[4])
-redis.call('XADD', ARGV[6], 'MAXLEN', '~', '10000', '*', 'opId', op['id'], 'ts', ARGV[5], 'type', ARGV[3], 'status', op['status'])
-return id
+return redis.call('XADD', KEYS[2], '*', 'ts', ARGV[5], 'type', ARGV[3], 'data', ARGV[4])
