@@ -245,6 +245,23 @@ describe('policy: who approves what', () => {
     ]);
   });
 
+  it('REST requests go through the same policy: a caller without a role is refused, naming the role', async () => {
+    const repo = `acme/policy-${++repoCount}`;
+    await sys.runtime.localForge!.createRepository(repo, BASE);
+    const refused = await sys.request('POST', '/v1/operations', {
+      type: 'fix',
+      repo,
+      description: 'x',
+      user: 'stranger',
+    });
+    expect(refused.status).toBe(403);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('forbidden');
+    expect(body.error.message).toMatch(/proposer/);
+    const allowed = await sys.request('POST', '/v1/operations', { type: 'fix', repo, description: 'x', user: 'pat' });
+    expect(allowed.status).toBe(202);
+  });
+
   it('a repository file that raises who may request refuses the requester at claim time', async () => {
     await expect(
       openChange({

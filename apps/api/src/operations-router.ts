@@ -52,12 +52,8 @@ export function operationsRouter(deps: Deps): Router {
       ...(body.budget ? { budget: body.budget } : {}),
       requester: { source: body.source, user: body.user },
     };
-    const { op, created } = key
-      ? await deps.store.createOnce(key, input)
-      : { op: await deps.store.create(input), created: true };
-    // Enqueue even for a replayed request: the job id is the operation id, so this is a no-op
-    // when the first request got as far as enqueueing, and a repair when it did not.
-    await deps.queue.add('run', { opId: op.id });
+    // The requester needs the role to request (policy); enqueued once per Idempotency-Key.
+    const { op, created } = await deps.actions.create(input, key);
     res
       .status(created ? 202 : 200)
       .location(`/v1/operations/${op.id}`)

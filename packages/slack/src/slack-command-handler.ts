@@ -46,6 +46,8 @@ export class SlackCommandHandler {
     if (!(await this.deps.repositoryExists(repo))) {
       return ephemeral(messages.usage(slackUsage(form.command), `repository ${repo} is not available to Pullwright`));
     }
+    // The same policy as every entry point: a refusal (naming the missing role) is answered below.
+    await this.deps.actions.authorize(undefined, { user: form.user_id, source: 'slack' }, 'request');
     // Slack redelivers a command it thinks timed out with the same trigger_id: one operation per trigger.
     const { op, created } = await store.createOnce(`slack:${form.trigger_id}`, {
       type: cmd.type,

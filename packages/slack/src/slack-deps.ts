@@ -11,6 +11,8 @@ export interface SlackActions {
   approve(id: string, by: By, headSha?: string): Promise<Operation>;
   reject(id: string, by: By, reason?: string): Promise<Operation>;
   cancel(id: string, by: By): Promise<Operation>;
+  /** Throws a typed refusal naming the missing role when `by` may not do `action`. */
+  authorize(id: string | undefined, by: By, action: 'request'): Promise<void>;
 }
 
 export interface SlackSettings {
