@@ -325,6 +325,8 @@ export class SlackMessages {
         return `tool ${str(d.name) ?? ''}`.trim();
       case 'check':
         return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
+      case 'plan_confirmation':
+        return d.state === 'pending' ? 'waiting for Start on the plan' : `plan ${str(d.state) ?? 'decided'}`;
       default:
         return undefined;
     }

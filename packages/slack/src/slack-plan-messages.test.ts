@@ -70,6 +70,18 @@ describe('plan confirmation messages', () => {
     expect(JSON.stringify(note.blocks)).toContain('https://pw.example.com/#op=lx2k9a3f01ab');
   });
 
+  it('the channel message says the operation waits for Start', () => {
+    const event = (state: string) => ({
+      id: '1-0',
+      ts: '',
+      opId: 'lx2k9a3f01ab',
+      type: 'plan_confirmation',
+      data: { state },
+    });
+    expect(messages.step(event('pending'))).toBe('waiting for Start on the plan');
+    expect(messages.step(event('modified'))).toBe('plan modified');
+  });
+
   it('an unreadable plan still gives a message with buttons', () => {
     expect(JSON.stringify(messages.planConfirmation(op(), 'nonsense').blocks)).toContain(PLAN_START_ACTION);
   });
