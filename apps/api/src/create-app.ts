@@ -15,6 +15,7 @@ import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationsRouter } from './operations-router.ts';
+import { planRouter } from './plan-router.ts';
 import { sessionAuth } from './session-auth.ts';
 import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
@@ -87,6 +88,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use('/v1/operations', auth, dashboardRouter(deps, credentials), operationsRouter(deps));
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.use('/v1/operations', auth, deployRouter(deps));
+  app.use('/v1/operations', auth, planRouter(deps));
   app.use('/v1/board', auth, boardRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });

@@ -48,8 +48,11 @@ export interface SolveInput {
   readInbox?: AgentLoopOptions['readInbox'];
   onStep?: AgentLoopOptions['onStep'];
   onUsage?: AgentLoopOptions['onUsage'];
-  /** Called with the validated plan before any edit (the pipeline locks the files it names). */
-  onPlan?: (plan: Plan) => Promise<void>;
+  /**
+   * Called with the validated plan before any edit (the pipeline locks the files it names).
+   * A plan it returns replaces the planner's: a person confirming the plan may add to it.
+   */
+  onPlan?: (plan: Plan) => Promise<Plan | undefined>;
   onPhase?: (phase: 'plan' | 'code' | 'verify' | 'repair' | 'review', data: Record<string, unknown>) => Promise<void>;
 }
 
@@ -160,7 +163,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
       return partial('invalid_plan', `the planner's plan was invalid twice: ${planned.parsed.problem}`);
     plan = planned.parsed.value;
     await input.onPhase?.('plan', { plan });
-    await input.onPlan?.(plan);
+    plan = (await input.onPlan?.(plan)) ?? plan;
   }
 
   // Code

@@ -106,6 +106,11 @@ export const EnvSchema = z
     MAX_WALL_MS: positiveInt(30 * 60_000),
     /** Model cost per operation in USD, from the price table. */
     MAX_COST_USD: z.coerce.number().positive().default(5),
+    /**
+     * How long an operation that asked for plan confirmation (Slack /implement without --auto)
+     * waits for Start / Modify before it ends cancelled. The worker slot stays held meanwhile.
+     */
+    PLAN_CONFIRMATION_TIMEOUT_MS: positiveInt(3_600_000),
     /** Repair rounds after the first attempt (seed 003: one attempt + three repairs). */
     MAX_REPAIRS: z.coerce.number().int().min(0).max(10).default(3),
     /** Size of the repository map given to the model instead of whole files. */
@@ -268,6 +273,7 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   workerConcurrency: number;
   checkTimeoutMs: number;
+  planConfirmationTimeoutMs: number;
   maxTurns: number;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
   maxRepairs: number;
@@ -352,6 +358,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     workerConcurrency: env.WORKER_CONCURRENCY,
     checkTimeoutMs: env.CHECK_TIMEOUT_MS,
+    planConfirmationTimeoutMs: env.PLAN_CONFIRMATION_TIMEOUT_MS,
     maxTurns: env.MAX_TURNS,
     budget: { turns: env.MAX_TURNS, tokens: env.MAX_TOKENS, wallMs: env.MAX_WALL_MS, costUsd: env.MAX_COST_USD },
     maxRepairs: env.MAX_REPAIRS,

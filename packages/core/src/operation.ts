@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PullwrightError } from './errors.ts';
 
 export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
 export const OperationType = z.enum(OPERATION_TYPES);
@@ -179,6 +180,20 @@ export const StuckReport = z.object({
 });
 export type StuckReport = z.infer<typeof StuckReport>;
 
+/**
+ * A plan waiting for a person before the coder starts (see pipeline `needsPlanConfirmation`).
+ * `modified` carries the note that is added to the plan the coder gets.
+ */
+export const PlanConfirmation = z.object({
+  state: z.enum(['pending', 'started', 'modified']),
+  /** ISO time the plan was shown. */
+  since: z.string(),
+  by: z.string().optional(),
+  at: z.string().optional(),
+  note: z.string().max(4000).optional(),
+});
+export type PlanConfirmation = z.infer<typeof PlanConfirmation>;
+
 export const Operation = z.object({
   id: z.string(),
   type: OperationType,
@@ -215,6 +230,9 @@ export const Operation = z.object({
   checkpoints: z.array(Checkpoint).default([]),
   cancelRequested: z.boolean().default(false),
   waiting: LockWait.optional(),
+  /** Ask for plan confirmation (true) or skip it (false, Slack `--auto`); unset: the default rule. */
+  confirmPlan: z.boolean().optional(),
+  planConfirmation: PlanConfirmation.optional(),
   stuck: StuckReport.optional(),
   /** Open branches of other operations that touch the same files. */
   overlaps: z
@@ -243,4 +261,45 @@ export function branchNameFor(op: Pick<Operation, 'id' | 'description'>): string
     .slice(0, 40)
     .replace(/-+$/g, '');
   return `agent/${op.id}${slug ? `-${slug}` : ''}`;
+}
+
+export interface PlanDecision {
+  decision: 'start' | 'modify';
+  by: string;
+  /** Required for `modify`: what should change, added to the plan as a requirement. */
+  note?: string;
+}
+
+/**
+ * The pending plan confirmation, decided. Pure, for `OperationStore.update`: a second click,
+ * a decision after a cancel or on a plan nobody was asked about is a `conflict`.
+ */
+export function decidePlan(op: Operation, d: PlanDecision, now = new Date()): Operation {
+  const note = d.note?.trim();
+  if (d.decision === 'modify' && !note) {
+    throw new PullwrightError('validation_failed', 'modifying the plan needs a note saying what should change');
+  }
+  const pending = op.planConfirmation?.state === 'pending' ? op.planConfirmation : undefined;
+  if (op.status !== 'running' || op.cancelRequested || !pending) {
+    const decided = op.planConfirmation && op.planConfirmation.state !== 'pending' ? op.planConfirmation : undefined;
+    const message = decided
+      ? `the plan of ${op.id} was already ${decided.state} by ${decided.by ?? 'someone'}`
+      : `operation ${op.id} is not waiting for its plan to be confirmed (${op.cancelRequested ? 'cancelling' : op.status})`;
+    throw new PullwrightError('conflict', message, {
+      status: op.status,
+      state: op.planConfirmation?.state ?? null,
+    });
+  }
+  const at = now.toISOString();
+  return {
+    ...op,
+    planConfirmation: {
+      ...pending,
+      state: d.decision === 'start' ? 'started' : 'modified',
+      by: d.by,
+      at,
+      ...(d.decision === 'modify' && note ? { note } : {}),
+    },
+    updatedAt: at,
+  };
 }

@@ -8,6 +8,8 @@ export * from './operation-accounting.ts';
 export * from './operation-actions.ts';
 export * from './operation-file-locks.ts';
 export * from './pipeline-deps.ts';
+export * from './plan-confirmation.ts';
+export * from './plan-confirmations.ts';
 export * from './pull-request-body.ts';
 export * from './red-green.ts';
 export * from './repo-checks.ts';

@@ -30,6 +30,8 @@ export interface PipelineDeps {
   editMode: 'tools' | 'text';
   repoMapTokens: number;
   checkTimeoutMs: number;
+  /** How long a plan waits for Start / Modify (PLAN_CONFIRMATION_TIMEOUT_MS; 1 h when unset). */
+  planConfirmationTimeoutMs?: number;
   baselines: BaselineChecks;
   fileLocks: FileLocks;
   mergeLock: MergeLock;

@@ -25,6 +25,12 @@ import { LintGate } from './lint-gate.ts';
 import { budgetLimits, toCheckResults, usageRecorder } from './operation-accounting.ts';
 import { OperationFileLocks } from './operation-file-locks.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
+import {
+  awaitPlanConfirmation,
+  DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS,
+  needsPlanConfirmation,
+  planWithNote,
+} from './plan-confirmation.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { redGreenEvidence } from './red-green.ts';
 import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
@@ -208,7 +214,13 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
     const transcriptPath = path.join(deps.transcriptsDir, `${opId}.jsonl`);
     const guard = new PathGuard(ws.dir);
     const lint = commands.lintFile ? new LintGate(ws.dir, commands.lintFile, deps.runner) : undefined;
-    const budget = new BudgetTracker(budgetLimits(deps.budget, op.budget));
+    // Time spent waiting for a person to confirm the plan is not the model's time.
+    let confirmationWaitMs = 0;
+    const budget = new BudgetTracker(
+      budgetLimits(deps.budget, op.budget),
+      Date.now(),
+      () => Date.now() - confirmationWaitMs,
+    );
     await store.patch(
       opId,
       { transcriptPath },
@@ -247,7 +259,20 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
         return messages.map((m) => redactor.redact(`${m.from} (${m.source}): ${m.text}`));
       },
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
-      onPlan: async (plan) => {
+      onPlan: async (planned) => {
+        let plan = planned;
+        if (needsPlanConfirmation(op)) {
+          const waitStarted = Date.now();
+          const outcome = await awaitPlanConfirmation({
+            store,
+            opId,
+            plan: redactor.redactValue(planned),
+            timeoutMs: deps.planConfirmationTimeoutMs ?? DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS,
+          });
+          confirmationWaitMs += Date.now() - waitStarted;
+          if (!outcome.go) throw new StopOperation('cancelled', outcome.reason);
+          plan = planWithNote(planned, outcome.confirmation);
+        }
         const files = plan.steps
           .flatMap((st) => st.files)
           .flatMap((f) => {
@@ -275,6 +300,7 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
             );
           },
         });
+        return plan;
       },
       onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
       onUsage: usageRecorder(store, op, budget),

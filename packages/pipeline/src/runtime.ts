@@ -154,6 +154,7 @@ export async function createRuntime(
     mergeLock,
     branches,
     checkTimeoutMs: config.checkTimeoutMs,
+    planConfirmationTimeoutMs: config.planConfirmationTimeoutMs,
     actions: new OperationActions(store, queue, approvalPolicy, deployer),
     approvalPolicy,
     deployer,

@@ -1,4 +1,5 @@
 import { isPullwrightError, type Operation } from '@pullwright/core';
+import type { NewOperation } from '@pullwright/queue';
 import type { SlackMessage, SlackResponse } from './slack-client.ts';
 import { parseSlackCommand, type SlackCommand, slackUsage } from './slack-command.ts';
 import type { SlackDeps } from './slack-deps.ts';
@@ -48,14 +49,17 @@ export class SlackCommandHandler {
     }
     // The same policy as every entry point: a refusal (naming the missing role) is answered below.
     await this.deps.actions.authorize(undefined, { user: form.user_id, source: 'slack' }, 'request');
-    // Slack redelivers a command it thinks timed out with the same trigger_id: one operation per trigger.
-    const { op, created } = await store.createOnce(`slack:${form.trigger_id}`, {
+    const request: NewOperation & Pick<Operation, 'confirmPlan'> = {
       type: cmd.type,
       repo,
       baseBranch: cmd.baseBranch ?? 'main',
       description: cmd.description,
       requester: { source: 'slack', user: form.user_id, channel: form.channel_id },
-    });
+      // `--auto`: the coder starts on the planner's plan without waiting for Start.
+      ...(cmd.auto ? { confirmPlan: false } : {}),
+    };
+    // Slack redelivers a command it thinks timed out with the same trigger_id: one operation per trigger.
+    const { op, created } = await store.createOnce(`slack:${form.trigger_id}`, request);
     const delivery = client.hasBot ? 'bot' : 'response_url';
     if (created || !(await sessions.get(op.id))) {
       await sessions.create({

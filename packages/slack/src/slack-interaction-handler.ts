@@ -1,20 +1,40 @@
-import { isPullwrightError } from '@pullwright/core';
+import { decidePlan, isPullwrightError, type PlanDecision } from '@pullwright/core';
 import type { SlackDeps } from './slack-deps.ts';
-import { APPROVE_ACTION, REJECT_ACTION } from './slack-messages.ts';
+import {
+  APPROVE_ACTION,
+  PLAN_CANCEL_ACTION,
+  PLAN_MODIFY_ACTION,
+  PLAN_NOTE_BLOCK,
+  PLAN_NOTE_INPUT,
+  PLAN_START_ACTION,
+  REJECT_ACTION,
+} from './slack-messages.ts';
 import type { BlockActionsPayload } from './slack-payloads.ts';
-import { mayApprove } from './slack-permissions.ts';
+import { mayApprove, mayCancel } from './slack-permissions.ts';
 
-export type InteractionOutcome = 'approved' | 'rejected' | 'refused' | 'failed' | 'ignored';
+export type InteractionOutcome =
+  | 'approved'
+  | 'rejected'
+  | 'started'
+  | 'modified'
+  | 'cancelled'
+  | 'refused'
+  | 'failed'
+  | 'ignored';
+
+const PLAN_ACTIONS = new Set([PLAN_START_ACTION, PLAN_MODIFY_ACTION, PLAN_CANCEL_ACTION]);
 
 /**
- * Approve / Reject buttons. The button value is `<opId>:<headSha>`: the approval is bound
- * to the commit the approver saw, and refused if the branch moved since.
+ * Approve / Reject buttons, and Start / Modify / Cancel on a plan. The review buttons'
+ * value is `<opId>:<headSha>`: the approval is bound to the commit the approver saw, and
+ * refused if the branch moved since. The plan buttons' value is the operation id.
  */
 export class SlackInteractionHandler {
   constructor(private readonly deps: SlackDeps) {}
 
   async handle(payload: BlockActionsPayload): Promise<InteractionOutcome> {
     const action = payload.actions[0]!;
+    if (PLAN_ACTIONS.has(action.action_id)) return this.#plan(payload, action.action_id);
     if (action.action_id !== APPROVE_ACTION && action.action_id !== REJECT_ACTION) return 'ignored';
     const match = /^([a-z0-9]{6,40}):([0-9a-f]{7,64})$/.exec(action.value ?? '');
     if (!match) return 'ignored';
@@ -38,6 +58,46 @@ export class SlackInteractionHandler {
         payload,
         `Could not ${action.action_id === APPROVE_ACTION ? 'approve' : 'reject'} ${opId}: ${err.message}`,
       );
+      return 'failed';
+    }
+  }
+
+  /** Start and Modify are for approvers; Cancel also for the requester (as `/cancel`). */
+  async #plan(payload: BlockActionsPayload, actionId: string): Promise<InteractionOutcome> {
+    const opId = /^[a-z0-9]{6,40}$/.exec(payload.actions[0]!.value ?? '')?.[0];
+    if (!opId) return 'ignored';
+    const { store, settings, actions } = this.deps;
+    const user = payload.user.id;
+    try {
+      if (actionId === PLAN_CANCEL_ACTION) {
+        if (!mayCancel(user, await store.get(opId), settings.approvers)) {
+          await this.#tell(payload, `Only the requester or an approver may cancel ${opId}.`);
+          return 'refused';
+        }
+        await actions.cancel(opId, { user, source: 'slack' });
+        return 'cancelled';
+      }
+      if (!mayApprove(user, settings.approvers)) {
+        await this.#tell(payload, `Only approvers can start or modify the plan of ${opId}; ask one of them.`);
+        return 'refused';
+      }
+      const note = payload.state?.values[PLAN_NOTE_BLOCK]?.[PLAN_NOTE_INPUT]?.value?.trim();
+      if (actionId === PLAN_MODIFY_ACTION && !note) {
+        await this.#tell(payload, 'Write what should change in the box above the buttons, then press Modify.');
+        return 'refused';
+      }
+      const d: PlanDecision =
+        actionId === PLAN_START_ACTION
+          ? { decision: 'start', by: user }
+          : { decision: 'modify', by: user, note: note! };
+      await store.update(opId, (op) => decidePlan(op, d), {
+        type: 'plan_confirmation',
+        data: { state: d.decision === 'start' ? 'started' : 'modified', by: user, ...(d.note ? { note: d.note } : {}) },
+      });
+      return d.decision === 'start' ? 'started' : 'modified';
+    } catch (err) {
+      if (!isPullwrightError(err)) throw err;
+      await this.#tell(payload, `Could not act on the plan of ${opId}: ${err.message}`);
       return 'failed';
     }
   }

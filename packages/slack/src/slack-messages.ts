@@ -11,6 +11,12 @@ const DESCRIPTION_LIMIT = 600;
 
 export const APPROVE_ACTION = 'pw_approve';
 export const REJECT_ACTION = 'pw_reject';
+export const PLAN_START_ACTION = 'pw_plan_start';
+export const PLAN_MODIFY_ACTION = 'pw_plan_modify';
+export const PLAN_CANCEL_ACTION = 'pw_plan_cancel';
+/** The text box of the plan message; its value arrives with the Modify click (`state.values`). */
+export const PLAN_NOTE_BLOCK = 'pw_plan_note';
+export const PLAN_NOTE_INPUT = 'pw_plan_note_input';
 
 const STATUS_ICON: Record<OperationStatus, string> = {
   queued: ':hourglass_flowing_sand:',
@@ -29,6 +35,15 @@ export interface SlackNote extends SlackMessage {
   milestone: boolean;
   /** Carries Approve / Reject buttons: its ts is kept to take them away later. */
   approval: boolean;
+  /** Carries the plan with Start / Modify / Cancel: its ts is kept to show the decision later. */
+  plan?: boolean;
+}
+
+/** The parts of a plan the thread shows (the agent's `Plan`, read defensively from an event or the operation). */
+interface ShownPlan {
+  summary: string;
+  steps: Array<{ title: string; files: string[] }>;
+  risks: string[];
 }
 
 /** What the channel message shows besides the operation itself. */
@@ -69,6 +84,16 @@ function section(text: string): KnownBlock {
 
 function context(text: string): KnownBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text }] };
+}
+
+/** Slack's "are you sure?" on a button that cannot be undone. */
+function confirmDialog(title: string, text: string, confirm: string) {
+  return {
+    title: { type: 'plain_text' as const, text: title },
+    text: { type: 'plain_text' as const, text },
+    confirm: { type: 'plain_text' as const, text: confirm },
+    deny: { type: 'plain_text' as const, text: 'Keep' },
+  };
 }
 
 function str(v: unknown): string | undefined {
@@ -181,12 +206,11 @@ export class SlackMessages {
               text: { type: 'plain_text', text: 'Reject' },
               style: 'danger',
               value,
-              confirm: {
-                title: { type: 'plain_text', text: 'Reject this change?' },
-                text: { type: 'plain_text', text: 'The pull request stays open but Pullwright will not merge it.' },
-                confirm: { type: 'plain_text', text: 'Reject' },
-                deny: { type: 'plain_text', text: 'Keep' },
-              },
+              confirm: confirmDialog(
+                'Reject this change?',
+                'The pull request stays open but Pullwright will not merge it.',
+                'Reject',
+              ),
             },
           ],
         },
@@ -205,6 +229,88 @@ export class SlackMessages {
     };
   }
 
+  /** The plan waiting for confirmation, with a box for a note and Start / Modify / Cancel. */
+  planConfirmation(op: Pick<Operation, 'id'>, plan: unknown): SlackNote {
+    const value = op.id;
+    const button = (action_id: string, text: string, style?: 'primary' | 'danger') => ({
+      type: 'button' as const,
+      action_id,
+      text: { type: 'plain_text' as const, text },
+      value,
+      ...(style ? { style } : {}),
+    });
+    return {
+      milestone: true,
+      approval: false,
+      plan: true,
+      text: `The plan for ${op.id} is ready: press Start to let the coder begin.`,
+      blocks: [
+        ...this.#planBlocks(op.id, plan),
+        {
+          type: 'input',
+          block_id: PLAN_NOTE_BLOCK,
+          optional: true,
+          label: { type: 'plain_text', text: 'What should change? (for Modify)' },
+          element: { type: 'plain_text_input', action_id: PLAN_NOTE_INPUT, multiline: true, max_length: 4000 },
+        },
+        {
+          type: 'actions',
+          block_id: `pw_plan_${op.id}`,
+          elements: [
+            button(PLAN_START_ACTION, 'Start', 'primary'),
+            button(PLAN_MODIFY_ACTION, 'Modify'),
+            {
+              ...button(PLAN_CANCEL_ACTION, 'Cancel', 'danger'),
+              confirm: confirmDialog(
+                'Cancel this operation?',
+                'The coder will not start and nothing is changed.',
+                'Cancel it',
+              ),
+            },
+          ],
+        },
+      ],
+    };
+  }
+
+  /** The plan message once decided: the same plan, no buttons, who decided what. */
+  planDecided(op: Operation): SlackMessage {
+    const c = op.planConfirmation;
+    let outcome: string;
+    if (c?.state === 'started') outcome = `:arrow_forward: Started by ${this.#who(c.by)}.`;
+    else if (c?.state === 'modified')
+      outcome = `:pencil2: Modified by ${this.#who(c.by)}: ${this.truncate(c.note ?? '', OUTPUT_LIMIT, op.id)}`;
+    else if (op.cancelRequested || op.status === 'cancelled')
+      outcome = `:octagonal_sign: Not started: ${this.truncate(op.error ?? 'cancelled', OUTPUT_LIMIT, op.id)}`;
+    else outcome = `Not started: the operation is ${op.status.replace('_', ' ')}.`;
+    return {
+      text: `The plan for ${op.id}: ${outcome.replace(/:[a-z0-9_]+: /, '')}`,
+      blocks: [...this.#planBlocks(op.id, op.plan), section(outcome)],
+    };
+  }
+
+  #planBlocks(opId: string, raw: unknown): KnownBlock[] {
+    const plan = shownPlan(raw);
+    if (!plan) return [section(':memo: *Plan*')];
+    const steps = plan.steps.map((st, i) => {
+      const files = st.files.length > 0 ? ` (${fileList(st.files)})` : '';
+      return `${i + 1}. ${escapeSlackText(st.title)}${files}`;
+    });
+    const blocks = [
+      section(`:memo: *Plan*\n${this.truncate(plan.summary, DESCRIPTION_LIMIT, opId)}`),
+      section(this.#cut(steps.join('\n'), opId)),
+    ];
+    if (plan.risks.length > 0)
+      blocks.push(section(this.#cut(`*Risks*\n${plan.risks.map((r) => `• ${escapeSlackText(r)}`).join('\n')}`, opId)));
+    return blocks;
+  }
+
+  /** Cuts already-escaped mrkdwn to Slack's section limit, with the dashboard link. */
+  #cut(text: string, opId: string): string {
+    if (text.length <= SLACK_TEXT_LIMIT) return text;
+    return `${text.slice(0, SLACK_TEXT_LIMIT).replace(/&[a-z]{0,4}$/, '')}\n… <${this.dashboardLink(opId)}|the whole plan in the dashboard>`;
+  }
+
   /** One-line step label for the channel message, from any event. */
   step(e: OperationEvent): string | undefined {
     const d = e.data;
@@ -219,6 +325,8 @@ export class SlackMessages {
         return `tool ${str(d.name) ?? ''}`.trim();
       case 'check':
         return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
+      case 'plan_confirmation':
+        return d.state === 'pending' ? 'waiting for Start on the plan' : `plan ${str(d.state) ?? 'decided'}`;
       default:
         return undefined;
     }
@@ -274,6 +382,8 @@ export class SlackMessages {
       }
       case 'message':
         return plain(`:incoming_envelope: The model read the message from <@${escapeSlackText(str(d.from) ?? '?')}>.`);
+      case 'plan_confirmation':
+        return d.state === 'pending' ? this.planConfirmation(op, d.plan) : undefined;
       case 'cancel_requested':
         return plain(`:hand: Cancel requested by ${this.#who(d.by)}; stopping after the current step.`);
       case 'status':
@@ -324,4 +434,20 @@ export class SlackMessages {
         return undefined;
     }
   }
+}
+
+function shownPlan(raw: unknown): ShownPlan | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const p = raw as Record<string, unknown>;
+  const summary = str(p.summary);
+  if (!summary || !Array.isArray(p.steps)) return undefined;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return {
+    summary,
+    steps: p.steps.map((st: unknown) => {
+      const step = (typeof st === 'object' && st !== null ? st : {}) as Record<string, unknown>;
+      return { title: str(step.title) ?? 'step', files: strings(step.files) };
+    }),
+    risks: strings(p.risks),
+  };
 }

@@ -247,6 +247,12 @@ export class SlackNotifier {
     if (note) {
       const ts = await this.#deliver(session, note);
       if (ts && note.approval) next.prTs = ts;
+      if (ts && note.plan) next.planTs = ts;
+    }
+    if (next.planTs && next.delivery === 'bot' && planSettled(e, op)) {
+      // Start / Modify / Cancel must not outlive the decision: the plan message now says what happened.
+      await client.update(next.channel, next.planTs, messages.planDecided(op));
+      next.planTs = undefined;
     }
     if (e.type === 'status' && e.data.to !== 'awaiting_approval' && next.prTs && next.delivery === 'bot') {
       // The buttons must not outlive the decision: the PR message now says what happened.
@@ -257,6 +263,7 @@ export class SlackNotifier {
       step: next.step,
       lastEventAt: next.lastEventAt,
       prTs: next.prTs,
+      planTs: next.planTs ?? '',
     });
     return next;
   }
@@ -277,6 +284,12 @@ export class SlackNotifier {
     if (budget === undefined || op.status !== 'running' || op.cancelRequested || op.usage.costUsd < budget) return;
     await this.#deps.actions.cancel(op.id, { user: `budget of $${budget.toFixed(2)}`, source: 'slack' });
   }
+}
+
+/** The plan message's buttons have had their say: a decision, or the operation stopped before one. */
+function planSettled(e: OperationEvent, op: Operation): boolean {
+  if (e.type === 'plan_confirmation') return e.data.state !== 'pending';
+  return e.type === 'cancel_requested' || (e.type === 'status' && FINAL_STATUSES.has(op.status));
 }
 
 function fieldValue(fields: string[], name: string): string | undefined {

@@ -19,6 +19,12 @@ export const BlockActionsPayload = z.object({
   channel: z.object({ id: z.string() }).optional(),
   response_url: z.url().optional(),
   actions: z.array(z.object({ action_id: z.string(), value: z.string().max(200).optional() })).min(1),
+  /** The message's input blocks as the clicker left them: block id → action id → value. */
+  state: z
+    .object({
+      values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().max(4000).nullish() }))),
+    })
+    .optional(),
 });
 export type BlockActionsPayload = z.infer<typeof BlockActionsPayload>;
 

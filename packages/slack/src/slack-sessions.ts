@@ -21,6 +21,8 @@ export interface SlackSession {
   rootTs: string | undefined;
   /** ts of the thread message holding the Approve / Reject buttons. */
   prTs: string | undefined;
+  /** ts of the thread message holding the plan with Start / Modify / Cancel. */
+  planTs: string | undefined;
   /** Last event of the operation's stream already shown in Slack. */
   cursor: string | undefined;
   /** What the operation is doing, in words, for the channel message. */
@@ -33,7 +35,7 @@ export type NewSlackSession = Pick<
   'opId' | 'channel' | 'user' | 'delivery' | 'responseUrl' | 'budgetUsd' | 'auto'
 >;
 
-type Mutable = Partial<Pick<SlackSession, 'delivery' | 'prTs' | 'cursor' | 'step' | 'lastEventAt'>>;
+type Mutable = Partial<Pick<SlackSession, 'delivery' | 'prTs' | 'planTs' | 'cursor' | 'step' | 'lastEventAt'>>;
 
 /** A finished operation's session is kept this long, so late clicks and reactions still find it. */
 const FINISHED_TTL_S = 14 * 24 * 3600;
@@ -72,6 +74,7 @@ export class SlackSessions {
       auto: h.auto === '1',
       rootTs: h.rootTs,
       prTs: h.prTs,
+      planTs: h.planTs,
       cursor: h.cursor,
       step: h.step,
       lastEventAt: h.lastEventAt,

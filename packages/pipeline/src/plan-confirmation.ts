@@ -1,0 +1,75 @@
+import type { Plan } from '@pullwright/agent';
+import type { Operation, PlanConfirmation } from '@pullwright/core';
+import type { OperationStore } from '@pullwright/queue';
+
+export const DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS = 3_600_000;
+const POLL_MS = 500;
+
+/**
+ * Whether the coder waits for a person to confirm the plan: an `/implement` from Slack does
+ * unless it was sent with `--auto` (stored as `confirmPlan: false`); any request may ask
+ * with `confirmPlan: true`.
+ */
+export function needsPlanConfirmation(op: Pick<Operation, 'type' | 'requester' | 'confirmPlan'>): boolean {
+  return op.confirmPlan ?? (op.type === 'implement' && op.requester.source === 'slack');
+}
+
+/** The plan the coder gets after a Modify: the note becomes one more step it must satisfy. */
+export function planWithNote(plan: Plan, confirmation: Pick<PlanConfirmation, 'note' | 'by'>): Plan {
+  if (!confirmation.note) return plan;
+  const by = confirmation.by ? ` by ${confirmation.by}` : '';
+  return {
+    ...plan,
+    steps: [
+      ...plan.steps,
+      { title: `Change requested${by} when the plan was confirmed`, files: [], acceptance: confirmation.note },
+    ],
+  };
+}
+
+export type PlanConfirmationOutcome = { go: true; confirmation: PlanConfirmation } | { go: false; reason: string };
+
+export interface AwaitPlanConfirmationInput {
+  store: OperationStore;
+  opId: string;
+  /** The plan as people see it (redacted). */
+  plan: Plan;
+  timeoutMs: number;
+  pollMs?: number;
+}
+
+/**
+ * Shows the plan (a `plan_confirmation` event with `planConfirmation.state: pending`) and
+ * polls the operation until someone starts it, modifies it, cancels the operation, or the
+ * timeout passes. A job retried after a decision does not ask again.
+ */
+export async function awaitPlanConfirmation(input: AwaitPlanConfirmationInput): Promise<PlanConfirmationOutcome> {
+  const { store, opId, plan, timeoutMs } = input;
+  const earlier = (await store.get(opId)).planConfirmation;
+  if (earlier && earlier.state !== 'pending') return { go: true, confirmation: earlier };
+  const since = new Date().toISOString();
+  await store.patch(
+    opId,
+    { plan, planConfirmation: { state: 'pending', since } },
+    { type: 'plan_confirmation', data: { state: 'pending', since, timeoutMs, plan } },
+  );
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const op = await store.get(opId);
+    if (op.status !== 'running') return { go: false, reason: `operation is ${op.status}` };
+    if (op.cancelRequested) return { go: false, reason: 'cancelled on request' };
+    const c = op.planConfirmation;
+    if (c && c.state !== 'pending') return { go: true, confirmation: c };
+    const left = deadline - Date.now();
+    if (left <= 0) return { go: false, reason: `the plan was not confirmed within ${describeWait(timeoutMs)}` };
+    await new Promise((r) => setTimeout(r, Math.min(input.pollMs ?? POLL_MS, left)));
+  }
+}
+
+/** `1 h`, `90 min`, `30 s`, `300 ms`: the unit the setting was most likely written in. */
+export function describeWait(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}
