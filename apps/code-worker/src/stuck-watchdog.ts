@@ -89,7 +89,8 @@ export class StuckWatchdog {
     const idleMs = this.now() - lastMs;
     const op = await this.options.store.get(opId);
     // Waiting for another operation's locks is silence by design; the board shows it.
-    if (op.status !== 'running' || op.waiting) return false;
+    // Waiting for another operation's files, or for a person to confirm the plan, is not being stuck.
+    if (op.status !== 'running' || op.waiting || op.planConfirmation?.state === 'pending') return false;
     if (op.stuck && Date.parse(op.stuck.since) < lastMs) {
       await this.write(opId, (cur) => withoutStuck(cur), 'unstuck', { afterMs: lastMs - Date.parse(op.stuck.since) });
       return false;

@@ -24,7 +24,25 @@ export class OperationFileLocks {
     private readonly repo: string,
     private readonly opId: string,
     private readonly logger: Logger,
+    /**
+     * Whether a holder's operation still runs. A worker killed mid-job leaves its locks until
+     * the lease ends (30 min); if its operation has ended meanwhile (the stalled-job reaper
+     * failed it, or a retry finished it), nobody will ever release them, so we do.
+     */
+    private readonly isRunning: (opId: string) => Promise<boolean> = async () => true,
   ) {}
+
+  /** Frees locks whose holder is no longer running; true when any was freed. */
+  async #freeAbandoned(holders: string[]): Promise<boolean> {
+    let freed = false;
+    for (const holder of new Set(holders)) {
+      if (holder === this.opId || (await this.isRunning(holder))) continue;
+      const paths = await this.locks.release(this.repo, holder);
+      this.logger.warn({ holder, paths }, 'released file locks of an operation that is no longer running');
+      freed ||= paths.length > 0;
+    }
+    return freed;
+  }
 
   /** Starts renewing; a lease lost to expiry is logged and that file must be locked again before a write. */
   keep(): void {
@@ -40,7 +58,10 @@ export class OperationFileLocks {
   /** Locks a file before its first write; a file another operation holds is refused so the model can choose. */
   async lockForWrite(path: string): Promise<void> {
     if (this.#held.has(path)) return;
-    const grant = await this.locks.acquire(this.repo, [path], { opId: this.opId });
+    let grant = await this.locks.acquire(this.repo, [path], { opId: this.opId });
+    if (!grant.ok && (await this.#freeAbandoned(grant.heldBy.map((h) => h.opId)))) {
+      grant = await this.locks.acquire(this.repo, [path], { opId: this.opId });
+    }
     if (!grant.ok) {
       const holder = grant.heldBy[0]!;
       throw new PullwrightError(
@@ -79,6 +100,7 @@ export class OperationFileLocks {
         await hooks.onAcquired(waited);
         return;
       }
+      if (await this.#freeAbandoned(grant.heldBy.map((h) => h.opId))) continue;
       const holders = JSON.stringify(grant.heldBy.map((h) => [h.path, h.opId]));
       if (holders !== lastHolders) await hooks.onWait(grant.heldBy);
       lastHolders = holders;

@@ -65,7 +65,13 @@ export async function runOperation(opId: string, deps: PipelineDeps): Promise<Op
   }
   const log = logger.child({ opId });
   let finished = false;
-  const locks = new OperationFileLocks(deps.fileLocks, op.repo, opId, log);
+  const locks = new OperationFileLocks(
+    deps.fileLocks,
+    op.repo,
+    opId,
+    log,
+    async (holder) => (await store.find(holder))?.status === 'running',
+  );
   try {
     op = await execute(op, deps, locks);
     finished = true;
