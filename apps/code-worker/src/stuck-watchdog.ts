@@ -88,7 +88,6 @@ export class StuckWatchdog {
     const lastMs = last.ms;
     const idleMs = this.now() - lastMs;
     const op = await this.options.store.get(opId);
-    // Waiting for another operation's locks is silence by design; the board shows it.
     // Waiting for another operation's files, or for a person to confirm the plan, is not being stuck.
     if (op.status !== 'running' || op.waiting || op.planConfirmation?.state === 'pending') return false;
     if (op.stuck && Date.parse(op.stuck.since) < lastMs) {
