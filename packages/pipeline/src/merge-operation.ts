@@ -72,6 +72,7 @@ async function merge(op: Operation, deps: MergeDeps): Promise<Operation> {
     if (train.kind === 'conflict') return await reviseConflict(op, train, deps);
     if (train.kind === 'updated') {
       mergeHead = train.headSha;
+      await untilPullRequestHead(deps, op.repo, pr.number, mergeHead);
       // The approval stays as given (for approvedSha); the merge binds to the new head only
       // because the train proved the difference is the base merge alone.
       await store.patch(
@@ -138,6 +139,7 @@ async function reviseConflict(
         revision: requestId,
         reason: `merge conflict with ${op.baseBranch} in ${conflict.files.join(', ')}`,
         conflict: conflict.files,
+        approvedSha: op.approval?.headSha,
         baseSha: conflict.baseSha,
         headSha: conflict.headSha,
         approvalInvalidated: true,
@@ -157,4 +159,21 @@ async function reviseConflict(
       deps.logger.warn({ err: (err as Error).message, opId: op.id }, 'tracking comment update failed'),
     );
   return running;
+}
+
+/**
+ * GitHub updates a PR's head from a push asynchronously; a merge naming the new sha before
+ * it has would be refused as "head moved". Waits up to ~15 s, then lets the merge decide.
+ */
+async function untilPullRequestHead(
+  deps: Pick<MergeDeps, 'forge'>,
+  repo: string,
+  number: number,
+  sha: string,
+): Promise<void> {
+  for (let delay = 100; delay < 10_000; delay *= 2) {
+    const pr = await deps.forge.getPullRequest(repo, number).catch(() => undefined);
+    if (pr?.headSha === sha) return;
+    await new Promise((r) => setTimeout(r, delay));
+  }
 }
