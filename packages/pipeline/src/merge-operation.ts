@@ -31,11 +31,16 @@ export async function mergeOperation(opId: string, deps: MergeDeps): Promise<Ope
   if (op.status !== 'approved' && op.status !== 'merging') return op;
   // One merge at a time per repository: from the mergeability check to the merge itself.
   await takeMergeLock(deps, op);
+  let handedOver = false;
   try {
     if (op.status === 'approved') op = await store.transition(opId, 'merging', {}, { step: 'merge' });
-    return await merge(op, deps);
+    const done = await merge(op, deps);
+    handedOver = done.status === 'running';
+    return done;
   } finally {
     await mergeLock.release(op.repo, opId).catch((err) => deps.logger.warn({ err, opId }, 'merge lock release failed'));
+    // The train's git token ends with the job, unless a conflict revision (same holder) now uses it.
+    if (!handedOver) await deps.forge.revokeToken(op.repo, opId).catch(() => undefined);
   }
 }
 
