@@ -54,8 +54,9 @@ describe('merge train against a GHES-style server', () => {
       valid: true,
       block: { headSha: approvedSha },
     });
+    // Written right after the status changes: give it a moment.
+    await expect.poll(() => gh.issueComments(repo, pull!.number).filter((c) => c.user === gh.botLogin).length).toBe(1);
     const tracking = gh.issueComments(repo, pull!.number).filter((c) => c.user === gh.botLogin);
-    expect(tracking).toHaveLength(1);
     expect(tracking[0]!.body).toContain('Pull request opened');
 
     const baseMove = await gh.commitToBranch(repo, 'main', { 'CHANGELOG.md': '# Changes\n' }, { user: 'maria' });

@@ -232,7 +232,9 @@ describe('merge train: the base moved after the approval', () => {
       },
     });
     expect(verifyVerification(pr.body.replace('"exitCode":0', '"exitCode":1'), key).valid).toBe(false);
-    expect(await forge.trackingComment(repo, pr.number)).toContain('Pull request opened. Checks: test passed');
+    await expect
+      .poll(() => forge.trackingComment(repo, pr.number))
+      .toContain('Pull request opened. Checks: test passed');
 
     const res = await sys.request('GET', `/v1/operations/${op.id}/verification`);
     expect(res.status).toBe(200);
