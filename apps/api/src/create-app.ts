@@ -10,6 +10,7 @@ import { streamFeed } from './dashboard-feed.ts';
 import { dashboardQueueHealth } from './dashboard-queue-health.ts';
 import { dashboardRouter } from './dashboard-router.ts';
 import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
+import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
@@ -89,6 +90,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.use('/v1/operations', auth, deployRouter(deps));
   app.use('/v1/operations', auth, planRouter(deps));
+  app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
@@ -29,6 +30,12 @@ export const EnvSchema = z
     HOST: z.string().default('127.0.0.1'),
     /** Bearer token for REST and the dashboard. `npm start` generates one when unset. */
     API_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    /**
+     * HMAC-SHA256 key signing the verification block in PR bodies (the dashboard checks it).
+     * Default: derived from API_TOKEN with HKDF, so it works out of the box and a leaked PR
+     * body never reveals the token itself.
+     */
+    VERIFICATION_KEY: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
     /** anthropic | openai | replay. Default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY, else replay. */
     LLM_PROVIDER: z.enum(['anthropic', 'openai', 'replay']).optional(),
     LLM_MODEL: optionalText,
@@ -235,6 +242,8 @@ export interface Config {
   port: number;
   host: string;
   apiToken: string | undefined;
+  /** VERIFICATION_KEY, or derived from API_TOKEN; undefined only when neither is set. */
+  verificationKey: string | undefined;
   llm: {
     provider: 'anthropic' | 'openai' | 'replay';
     model: string | undefined;
@@ -318,6 +327,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     port: env.PORT,
     host: env.HOST,
     apiToken: env.API_TOKEN,
+    verificationKey:
+      env.VERIFICATION_KEY ??
+      (env.API_TOKEN
+        ? Buffer.from(hkdfSync('sha256', env.API_TOKEN, '', 'pullwright verification block v1', 32)).toString('hex')
+        : undefined),
     llm: {
       provider,
       model: env.LLM_MODEL,
@@ -386,6 +400,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 export function configSecrets(config: Config): string[] {
   return [
     config.apiToken,
+    config.verificationKey,
     config.metricsToken,
     config.llm.anthropicApiKey,
     config.llm.openaiApiKey,

@@ -38,4 +38,6 @@ export interface PipelineDeps {
   branches: BranchRegistry;
   approvalPolicy: ApprovalPolicy;
   deployer: Deployer;
+  /** Signs the verification block in PR bodies (config VERIFICATION_KEY); no block without one. */
+  verificationKey?: string | undefined;
 }

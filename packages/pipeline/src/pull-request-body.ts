@@ -1,4 +1,6 @@
 import type { Operation } from '@pullwright/core';
+import type { Redactor } from '@pullwright/security';
+import { signVerification, verificationBlockOf } from './verification-block.ts';
 
 /** The PR description: what was asked, what changed, what was checked. Redacted by the caller. */
 export function pullRequestBody(op: Operation, summary: string): string {
@@ -15,4 +17,29 @@ export function pullRequestBody(op: Operation, summary: string): string {
     `## Checks\n| check | command | result | time |\n|---|---|---|---|\n${checks}`,
     `Requested by ${op.requester.user} via ${op.requester.source}. Operation \`${op.id}\`.`,
   ].join('\n\n');
+}
+
+/**
+ * The body as published: redacted, then the signed verification block for `headSha` at the
+ * end (signed after redaction, so what the dashboard verifies is what the PR shows).
+ */
+export function publishedPullRequestBody(
+  op: Operation,
+  summary: string,
+  headSha: string,
+  redactor: Pick<Redactor, 'redact' | 'redactValue'>,
+  verificationKey: string | undefined,
+): string {
+  const body = redactor.redact(pullRequestBody(op, summary));
+  if (!verificationKey) return body;
+  const block = redactor.redactValue(verificationBlockOf(op, headSha));
+  return `${body}\n\n${signVerification(block, verificationKey)}`;
+}
+
+/** The tracking comment's first words: what was checked, and what the PR waits for. */
+export function openedNote(op: Operation): string {
+  const checks = op.checks.map(
+    (c) => `${c.name} ${c.passed ? 'passed' : c.preExisting ? 'failing before too' : 'FAILED'}`,
+  );
+  return `Pull request opened. Checks: ${checks.join(', ') || 'none'}. Waiting for an approval of this head.`;
 }

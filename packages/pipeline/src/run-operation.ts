@@ -31,9 +31,10 @@ import {
   needsPlanConfirmation,
   planWithNote,
 } from './plan-confirmation.ts';
-import { pullRequestBody } from './pull-request-body.ts';
+import { openedNote, publishedPullRequestBody } from './pull-request-body.ts';
 import { redGreenEvidence } from './red-green.ts';
 import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
+import { trackingBody } from './revise-operation.ts';
 import { checkWrite, describeFinding } from './secret-gate.ts';
 
 /** Ends the pipeline with a final status; thrown by steps, caught once in `runOperation`. */
@@ -410,7 +411,7 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
     head: branch,
     base: op.baseBranch,
     title,
-    body: redactor.redact(pullRequestBody(op, summary)),
+    body: publishedPullRequestBody(op, summary, headSha, redactor, deps.verificationKey),
   });
   await deps.branches.register(op.repo, branch, { opId, files: filesChanged, prNumber: pr.number });
   const overlaps = await liveOverlaps(deps, op.repo, filesChanged, branch);
@@ -424,7 +425,7 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
       },
     );
   }
-  await store.transition(
+  const opened = await store.transition(
     opId,
     'awaiting_approval',
     {
@@ -434,6 +435,9 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
     },
     { pullRequest: pr.number, url: pr.url, headSha: pr.headSha },
   );
+  await forge
+    .upsertTrackingComment(op.repo, pr.number, trackingBody(opened, openedNote(opened)))
+    .catch((err: unknown) => deps.logger.warn({ err: (err as Error).message, opId }, 'tracking comment update failed'));
   // Risk of the final diff, and an approval by policy where the rules allow one.
   return deps.approvalPolicy.afterPullRequest(opId, await workspace.diff(ws.dir, baseSha));
 }

@@ -158,6 +158,7 @@ export async function createRuntime(
     actions: new OperationActions(store, queue, approvalPolicy, deployer),
     approvalPolicy,
     deployer,
+    verificationKey: config.verificationKey,
     locks,
     async close() {
       await githubForge?.close();

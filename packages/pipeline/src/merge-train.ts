@@ -1,0 +1,231 @@
+import { type CheckRun, truncateOutput } from '@pullwright/agent';
+import type { CheckResult, Operation } from '@pullwright/core';
+import { CommandPolicy } from '@pullwright/sandbox';
+import type { GitAuth } from '@pullwright/security';
+import { gitClient } from '@pullwright/workspace';
+import type { PipelineDeps } from './pipeline-deps.ts';
+import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
+
+export type MergeTrainDeps = Pick<
+  PipelineDeps,
+  'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events'
+>;
+
+/** What bringing an approved branch up to date with its base came to. */
+export type MergeTrainResult =
+  /** The branch already contains the base: merge the approved sha as it is. */
+  | { kind: 'current' }
+  /** The base was merged into the branch, the checks passed on the result, and it was pushed. */
+  | { kind: 'updated'; headSha: string; baseSha: string; checks: CheckRun[] }
+  /**
+   * The base conflicts with the branch. A merge taking the base's version of the conflicting
+   * files was pushed (so the next merge cannot conflict again); the change to those files
+   * must be redone on top of it, by a revision.
+   */
+  | { kind: 'conflict'; headSha: string; baseSha: string; files: string[]; task: string }
+  /** The checks fail on the merged result; nothing was pushed. */
+  | { kind: 'checks_failed'; baseSha: string; reason: string };
+
+/** Marks the commits the train writes; the binding rule only trusts merges it can recompute. */
+const BASE_MERGE_TRAILER = 'Pullwright-Base-Merge';
+
+/**
+ * The merge train's update step, run under the repository's merge lock: fetch the base; if
+ * the approved head does not contain it, merge the base into the branch (a merge, not a
+ * rebase: the approved commits keep their shas), run the repository's checks on the result
+ * in the sandbox, and push it without force. The caller merges the new head only because
+ * `isBaseMergeOf` proves it differs from the approved sha by the base merge alone.
+ */
+export async function updateFromBase(
+  op: Operation,
+  approvedSha: string,
+  deps: MergeTrainDeps,
+): Promise<MergeTrainResult> {
+  const branch = op.branch;
+  if (!branch) return { kind: 'current' };
+  const auth = await deps.forge.gitAuth(op.repo, op.id);
+  const mirror = await deps.workspace.syncMirror(op.repo, deps.forge.cloneUrl(op.repo), auth);
+  const git = gitClient(mirror);
+  const baseSha = await revParse(git, `refs/remotes/origin/${op.baseBranch}`);
+  const remoteHead = await revParse(git, `refs/remotes/origin/${branch}`).catch(() => undefined);
+  if (!baseSha || !remoteHead || (await isAncestor(git, baseSha, approvedSha))) return { kind: 'current' };
+  // A head that is not the approved one is the forge's business (it refuses the merge),
+  // unless it is this train's own update, pushed by an attempt that stopped before merging.
+  let candidate: string | undefined;
+  if (remoteHead !== approvedSha) {
+    const parents = await parentsOf(git, remoteHead);
+    if (parents[1] && (await isBaseMergeOf(git, approvedSha, remoteHead, parents[1]))) candidate = remoteHead;
+    else return { kind: 'current' };
+  }
+  await deps.events.append(op.id, 'step', { step: 'base_merge', state: 'started', approvedSha, baseSha });
+
+  return deps.workspace.withTemporaryWorktree(op.repo, candidate ?? approvedSha, async (dir) => {
+    const wt = gitClient(dir);
+    let headSha = candidate;
+    if (!headSha) {
+      const message = `Merge ${op.baseBranch} into ${branch}\n\nPullwright-Operation: ${op.id}\n${BASE_MERGE_TRAILER}: ${baseSha}`;
+      // Judged by the result, not the exit status: simple-git resolves a failed merge whose
+      // report went to stdout.
+      await wt.raw(['merge', '--no-ff', '--no-edit', '-m', message, baseSha]).catch(() => undefined);
+      headSha = await revParse(wt, 'HEAD');
+      if (headSha === approvedSha) return resolveConflict(op, branch, approvedSha, baseSha, dir, deps, auth);
+      if (!headSha || !(await isBaseMergeOf(git, approvedSha, headSha, baseSha)))
+        return { kind: 'checks_failed', baseSha, reason: 'the base merge could not be verified' };
+    }
+    const checked = await runChecks(op, dir, deps);
+    if ('reason' in checked) return { kind: 'checks_failed', baseSha, reason: checked.reason };
+    if (headSha !== remoteHead)
+      await deps.workspace.push(dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: approvedSha });
+    return { kind: 'updated', headSha, baseSha, checks: checked.runs };
+  });
+}
+
+/**
+ * The binding rule: `head` may be merged on an approval of `approvedSha` only when it is a
+ * merge of `approvedSha` with a commit of the base and its tree is exactly what git's own
+ * merge of the two gives. Then nothing but the base's changes came in since the approval.
+ */
+export async function isBaseMergeOf(
+  git: ReturnType<typeof gitClient>,
+  approvedSha: string,
+  head: string,
+  baseSha: string,
+): Promise<boolean> {
+  const parents = await parentsOf(git, head);
+  if (parents.length !== 2 || parents[0] !== approvedSha || parents[1] !== baseSha) return false;
+  // A clean merge prints its tree and nothing else; a conflicted one adds the conflicts.
+  const out = await git.raw(['merge-tree', '--write-tree', approvedSha, baseSha]).catch(() => '');
+  const lines = out.trim().split('\n');
+  if (lines.length !== 1 || !lines[0]) return false;
+  return lines[0].trim() === (await revParse(git, `${head}^{tree}`));
+}
+
+/** Install (the one networked step) and every check, on the merged tree's own configuration. */
+async function runChecks(
+  op: Operation,
+  dir: string,
+  deps: MergeTrainDeps,
+): Promise<{ runs: CheckRun[] } | { reason: string }> {
+  const commands = detectRepoCommands(dir);
+  const policy = new CommandPolicy({
+    checks: [...Object.entries(commands.checks), ...(commands.install ? [['install', commands.install]] : [])].map(
+      ([name, command]) => ({ name: name!, command: command! }),
+    ),
+  });
+  for (const [name, command] of Object.entries(commands.checks)) {
+    try {
+      policy.check(command);
+    } catch (err) {
+      return { reason: `check "${name}" cannot run: ${(err as Error).message}` };
+    }
+  }
+  if (commands.install) {
+    const r = await deps.runner.run({
+      command: commands.install,
+      cwd: dir,
+      root: dir,
+      timeoutMs: deps.checkTimeoutMs,
+      network: true,
+    });
+    if (r.exitCode !== 0)
+      return { reason: `dependency install (${commands.install}) failed:\n${clip(r.output, deps)}` };
+  }
+  const checks = new RepoChecks(dir, commands.checks, deps.runner, deps.checkTimeoutMs, (run) =>
+    deps.events
+      .append(op.id, 'check', {
+        name: run.name,
+        passed: run.passed,
+        exitCode: run.exitCode,
+        durationMs: run.durationMs,
+        step: 'base_merge',
+      })
+      .then(() => undefined),
+  );
+  const runs: CheckRun[] = [];
+  for (const name of checks.names()) {
+    const run = await checks.run(name);
+    runs.push(run);
+    if (!run.passed && !toleratedFailure(op.checks, run)) {
+      const why = run.timedOut ? 'timed out' : `exited with ${run.exitCode}`;
+      return { reason: `check "${run.name}" ${why}:\n${clip(run.output, deps)}` };
+    }
+  }
+  return { runs };
+}
+
+/**
+ * A check that already failed on the base when the change was approved (and was accepted as
+ * pre-existing) may fail the same way now; anything else that fails blocks the merge.
+ */
+function toleratedFailure(approved: CheckResult[], run: CheckRun): boolean {
+  const before = approved.find((c) => c.name === run.name);
+  if (!before || before.passed || !before.preExisting) return false;
+  return run.failingTests.every((t) => before.failingTests.includes(t)) && run.failingTests.length > 0;
+}
+
+/**
+ * Takes the base's version of each conflicting file (never conflict markers: the branch must
+ * stay buildable and reviewable), commits the merge and pushes it, and describes what the
+ * revision must redo: the branch's own change to those files, as approved.
+ */
+async function resolveConflict(
+  op: Operation,
+  branch: string,
+  approvedSha: string,
+  baseSha: string,
+  dir: string,
+  deps: MergeTrainDeps,
+  auth: GitAuth | undefined,
+): Promise<MergeTrainResult> {
+  const wt = gitClient(dir);
+  const files = (await wt.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean).sort();
+  for (const file of files) {
+    const inBase = (await wt.raw(['ls-tree', '--name-only', baseSha, '--', file])).trim();
+    if (inBase) await wt.raw(['checkout', '--theirs', '--', file]);
+    else await wt.raw(['rm', '-q', '--force', '--', file]);
+  }
+  await wt.raw(['add', '--all']);
+  const message = [
+    `Merge ${op.baseBranch} into ${branch} (conflicts: base version taken)`,
+    '',
+    `Conflicting files: ${files.join(', ')}`,
+    '',
+    `Pullwright-Operation: ${op.id}`,
+    `${BASE_MERGE_TRAILER}: ${baseSha}`,
+  ].join('\n');
+  await wt.raw(['commit', '--no-verify', '--no-edit', '-m', message]);
+  const headSha = await revParse(wt, 'HEAD');
+  const base = (await wt.raw(['merge-base', approvedSha, baseSha])).trim();
+  const ours = await wt.raw(['diff', '--no-color', '--no-ext-diff', base, approvedSha, '--', ...files]);
+  const theirs = await wt.raw(['log', '--format=%h %s', `${base}..${baseSha}`, '--', ...files]);
+  await deps.workspace.push(dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: approvedSha });
+  const task = [
+    `Merging the approved change into ${op.baseBranch} conflicted in: ${files.map((f) => `\`${f}\``).join(', ')}.`,
+    `The branch now merges ${op.baseBranch} (${baseSha.slice(0, 12)}), with the base's version of those files. Your change to them was dropped; redo its intent on top of the new content and keep every check passing.`,
+    `Commits on ${op.baseBranch} that changed them:\n${theirs.trim() || '(none listed)'}`,
+    `Your approved change to those files:\n\`\`\`diff\n${truncateOutput(ours.trim(), 12_000)}\n\`\`\``,
+  ].join('\n\n');
+  return { kind: 'conflict', headSha: headSha!, baseSha, files, task: deps.redactor.redact(task) };
+}
+
+function clip(output: string, deps: MergeTrainDeps): string {
+  return deps.redactor.redact(truncateOutput(output.trim(), 4000));
+}
+
+async function revParse(git: ReturnType<typeof gitClient>, ref: string): Promise<string | undefined> {
+  const out = await git.raw(['rev-parse', '--verify', '--quiet', ref]).catch(() => '');
+  return out.trim() || undefined;
+}
+
+async function parentsOf(git: ReturnType<typeof gitClient>, sha: string): Promise<string[]> {
+  return (await git.raw(['rev-list', '--parents', '-n', '1', sha])).trim().split(/\s+/).slice(1);
+}
+
+/**
+ * By the merge base, not `merge-base --is-ancestor`: simple-git resolves a command that
+ * exits 1 without stderr, so that "no" would read as "yes".
+ */
+async function isAncestor(git: ReturnType<typeof gitClient>, ancestor: string, descendant: string): Promise<boolean> {
+  const base = await git.raw(['merge-base', ancestor, descendant]).catch(() => '');
+  return base.trim() === ancestor;
+}
