@@ -1,10 +1,9 @@
 import { type CheckRun, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, Operation } from '@pullwright/core';
-import { CommandPolicy } from '@pullwright/sandbox';
 import type { GitAuth } from '@pullwright/security';
 import { gitClient } from '@pullwright/workspace';
 import type { PipelineDeps } from './pipeline-deps.ts';
-import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
+import { detectRepoCommands, RepoChecks, refusedCheck } from './repo-checks.ts';
 
 export type MergeTrainDeps = Pick<
   PipelineDeps,
@@ -107,18 +106,8 @@ async function runChecks(
   deps: MergeTrainDeps,
 ): Promise<{ runs: CheckRun[] } | { reason: string }> {
   const commands = detectRepoCommands(dir);
-  const policy = new CommandPolicy({
-    checks: [...Object.entries(commands.checks), ...(commands.install ? [['install', commands.install]] : [])].map(
-      ([name, command]) => ({ name: name!, command: command! }),
-    ),
-  });
-  for (const [name, command] of Object.entries(commands.checks)) {
-    try {
-      policy.check(command);
-    } catch (err) {
-      return { reason: `check "${name}" cannot run: ${(err as Error).message}` };
-    }
-  }
+  const refused = refusedCheck(commands);
+  if (refused) return { reason: refused };
   if (commands.install) {
     const r = await deps.runner.run({
       command: commands.install,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent';
 import { ValidationError } from '@pullwright/core';
-import type { CommandRunner } from '@pullwright/sandbox';
+import { CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
@@ -84,6 +84,27 @@ export function detectRepoCommands(root: string): RepoCommands {
         ? 'npx --no-install biome lint --colors=off {file}'
         : undefined);
   return { checks, ...(install ? { install } : {}), ...(lintFile ? { lintFile } : {}) };
+}
+
+/**
+ * Why one of the repository's checks may not run, or undefined when all may. Servers and
+ * watchers never run, even when the repository's config names them as checks.
+ */
+export function refusedCheck(commands: RepoCommands): string | undefined {
+  const entries = Object.entries(commands.checks);
+  const policy = new CommandPolicy({
+    checks: [...entries, ...(commands.install ? [['install', commands.install] as const] : [])].map(
+      ([name, command]) => ({ name, command }),
+    ),
+  });
+  for (const [name, command] of entries) {
+    try {
+      policy.check(command);
+    } catch (err) {
+      return `check "${name}" cannot run: ${(err as Error).message}`;
+    }
+  }
+  return undefined;
 }
 
 /** Runs a repository's checks through the sandbox runner; what the `run_check` tool and verify use. */

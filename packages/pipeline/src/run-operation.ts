@@ -19,7 +19,6 @@ import {
   isTransientError,
   type Operation,
 } from '@pullwright/core';
-import { CommandPolicy } from '@pullwright/sandbox';
 import { PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
 import { budgetLimits, toCheckResults, usageRecorder } from './operation-accounting.ts';
@@ -33,7 +32,7 @@ import {
 } from './plan-confirmation.ts';
 import { openedNote, publishedPullRequestBody } from './pull-request-body.ts';
 import { redGreenEvidence } from './red-green.ts';
-import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
+import { detectRepoCommands, RepoChecks, refusedCheck } from './repo-checks.ts';
 import { trackingBody } from './revise-operation.ts';
 import { checkWrite, describeFinding } from './secret-gate.ts';
 
@@ -149,19 +148,8 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
       'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
     );
   }
-  // Servers and watchers never run, even when the repository's config names them as checks.
-  const policy = new CommandPolicy({
-    checks: [...Object.entries(commands.checks), ...(commands.install ? [['install', commands.install]] : [])].map(
-      ([name, command]) => ({ name: name!, command: command! }),
-    ),
-  });
-  for (const [name, command] of Object.entries(commands.checks)) {
-    try {
-      policy.check(command);
-    } catch (err) {
-      throw new StopOperation('failed', `check "${name}" cannot run: ${(err as Error).message}`);
-    }
-  }
+  const refused = refusedCheck(commands);
+  if (refused) throw new StopOperation('failed', refused);
   const checkEvents = (run: CheckRun) =>
     events
       .append(opId, 'check', {

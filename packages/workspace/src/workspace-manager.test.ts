@@ -86,6 +86,21 @@ describe('WorkspaceManager', () => {
     await ws.push(a.dir, a.branch, { expectedRemoteSha: remote });
   });
 
+  it('tells ancestors from diverged or unknown commits', async () => {
+    const a = await ws.prepare(req('op6'));
+    const base = git(a.dir, 'rev-parse', 'HEAD').trim();
+    await writeFile(path.join(a.dir, 'app.js'), 'x\n');
+    const mine = await ws.commitAll(a.dir, 'mine', {});
+    git(a.dir, 'checkout', '-q', '--detach', base);
+    await writeFile(path.join(a.dir, 'app.js'), 'y\n');
+    git(a.dir, 'commit', '-qam', 'theirs');
+    const theirs = git(a.dir, 'rev-parse', 'HEAD').trim();
+    expect(await ws.isAncestor(a.dir, base, mine!)).toBe(true);
+    expect(await ws.isAncestor(a.dir, theirs, mine!)).toBe(false);
+    expect(await ws.isAncestor(a.dir, mine!, theirs)).toBe(false);
+    expect(await ws.isAncestor(a.dir, 'f'.repeat(40), mine!)).toBe(false);
+  });
+
   it('fails clearly when the base branch does not exist', async () => {
     await expect(ws.prepare({ ...req('op4'), baseBranch: 'nope' })).rejects.toMatchObject({
       code: 'git_failed',

@@ -159,11 +159,21 @@ export class WorkspaceManager {
     return out.split(/\s/)[0] || undefined;
   }
 
+  /**
+   * Whether `ancestor` is in `descendant`'s history. Asked as "is the merge base the
+   * ancestor itself": `merge-base --is-ancestor` answers only with its exit code, which
+   * simple-git does not report as an error when stderr is empty.
+   */
   async isAncestor(dir: string, ancestor: string, descendant: string): Promise<boolean> {
+    const git = gitClient(dir);
     try {
-      await gitClient(dir).raw(['merge-base', '--is-ancestor', ancestor, descendant]);
-      return true;
+      const [a, base] = await Promise.all([
+        git.raw(['rev-parse', '--verify', `${ancestor}^{commit}`]),
+        git.raw(['merge-base', ancestor, descendant]),
+      ]);
+      return a.trim() !== '' && a.trim() === base.trim();
     } catch {
+      // An object we do not have (someone else's push) is not in our history.
       return false;
     }
   }
