@@ -8,10 +8,10 @@ import {
   sse,
   startScriptedServer,
 } from '@pullwright/agent/testing';
-import type { Operation, OperationStatus } from '@pullwright/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForStatus } from './support/wait-for-status.ts';
 
 // Planted: it must reach the model server as a credential and appear nowhere else.
 const ANTHROPIC_KEY = 'sk-ant-api03-PLANTEDplantedPLANTEDplanted0123456789abcdef';
@@ -52,21 +52,6 @@ const oTool = (name: string, args: unknown): Responder =>
     }),
   );
 const replaceLine3 = (newText: string) => ({ path: 'src/slugify.js', mode: 'replace_lines', line: 3, newText });
-
-async function waitFor(
-  sys: TestSystem,
-  id: string,
-  statuses: OperationStatus[],
-  timeoutMs = 45_000,
-): Promise<Operation> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const op = await sys.runtime.store.get(id);
-    if (statuses.includes(op.status)) return op;
-    if (Date.now() > deadline) throw new Error(`still ${op.status}: ${op.error ?? ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The request texts the model server received, system prompt included, for assertions on prompts. */
 function requestText(server: ScriptedServer, i: number): string {
@@ -128,7 +113,7 @@ describe('agent loop against real model APIs (local servers)', () => {
       aText('Root cause: replace() with a string replaces once. Fixed by splitting on whitespace.'),
       aText(JSON.stringify(accept)),
     ]);
-    const op = await waitFor(sys!, id, ['awaiting_approval', 'failed']);
+    const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
     expect(op.evidence).toMatchObject({
       reproduced: true,
@@ -179,7 +164,7 @@ describe('agent loop against real model APIs (local servers)', () => {
       oTool('edit_file', replaceLine3('  return title.toUpperCase();')),
       oText('Upper-cased.'),
     ]);
-    const op = await waitFor(sys!, id, ['failed', 'awaiting_approval']);
+    const op = await waitForStatus(sys!, id, ['failed', 'awaiting_approval']);
     expect(op.status).toBe('failed');
     expect(op.error).toMatch(/^checks failed: checks still failing after 3 repair rounds: test/);
     expect(op.error).toContain('check "test" exited with 1');
@@ -198,7 +183,7 @@ describe('agent loop against real model APIs (local servers)', () => {
       oText('I would fix slugify by splitting on spaces.'),
       oText(JSON.stringify({ summary: '', steps: [] })),
     ]);
-    const op = await waitFor(sys!, id, ['failed', 'awaiting_approval']);
+    const op = await waitForStatus(sys!, id, ['failed', 'awaiting_approval']);
     expect(op.error).toMatch(
       /^invalid plan: the planner's plan was invalid twice: summary: .*steps: needs at least one step/,
     );
@@ -219,7 +204,7 @@ describe('agent loop against real model APIs (local servers)', () => {
       ],
       { MAX_TURNS: '3' },
     );
-    const op = await waitFor(sys!, id, ['failed', 'awaiting_approval']);
+    const op = await waitForStatus(sys!, id, ['failed', 'awaiting_approval']);
     expect(op.error).toBe('budget exhausted: turn budget used (3 of 3 model calls)');
     expect(server!.requests).toHaveLength(3);
     expect(Object.keys(await sys!.runtime.localForge!.listBranches(repo))).toEqual(['main']);
@@ -228,7 +213,7 @@ describe('agent loop against real model APIs (local servers)', () => {
   it('stops a loop that repeats the same tool call, with a clear reason', async () => {
     const read = () => aTool('read_file', { path: 'src/slugify.js' });
     const { id } = await start('anthropic', [aText(JSON.stringify(plan)), read(), read(), read(), read()]);
-    const op = await waitFor(sys!, id, ['failed', 'awaiting_approval']);
+    const op = await waitForStatus(sys!, id, ['failed', 'awaiting_approval']);
     expect(op.error).toBe('stuck: the model repeated the same read_file call 3 times in a row');
   });
 
@@ -248,7 +233,7 @@ describe('agent loop against real model APIs (local servers)', () => {
     expect(cancel.status).toBe(200);
     const cancelledAt = Date.now();
     release();
-    const op = await waitFor(sys!, id, ['cancelled', 'failed', 'awaiting_approval'], 10_000);
+    const op = await waitForStatus(sys!, id, ['cancelled', 'failed', 'awaiting_approval'], 10_000);
     expect(op.status).toBe('cancelled');
     expect(op.error).toBe('cancelled on request');
     expect(Date.now() - cancelledAt).toBeLessThan(5000);
@@ -267,7 +252,7 @@ describe('agent loop against real model APIs (local servers)', () => {
       ],
       { LLM_EDIT_MODE: 'text' },
     );
-    const op = await waitFor(sys!, id, ['awaiting_approval', 'failed']);
+    const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
     expect(op.filesChanged).toEqual(['src/slugify.js']);
     expect(toolNames(server!, 1)).toEqual([]);

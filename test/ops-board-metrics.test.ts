@@ -81,9 +81,10 @@ describe('board and metrics', () => {
     const res = await sys.request('POST', '/v1/operations', { type: 'debug', repo, description: 'fix slugify' });
     const { id } = (await res.json()) as { id: string };
     expect((await waitForStatus(sys, id, ['awaiting_approval', 'failed'])).status).toBe('awaiting_approval');
-    // Metrics are recorded after the job's last step; give the worker a moment to write them.
+    // Metrics are recorded after the job's last step (cleanup runs after awaiting_approval);
+    // under a loaded CI machine that can take seconds.
     let text = '';
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 300; i++) {
       const scrape = await fetch(`${sys.api.url}/metrics`);
       expect(scrape.status).toBe(200);
       expect(scrape.headers.get('content-type')).toContain('text/plain');
@@ -91,6 +92,7 @@ describe('board and metrics', () => {
       if ((sample(text, 'pullwright_step_duration_seconds_count', '{step="run"}') ?? 0) >= 1) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    expect(sample(text, 'pullwright_step_duration_seconds_count', '{step="run"}')).toBe(1);
     expect(sample(text, 'pullwright_operations', '{status="awaiting_approval"}')).toBe(1);
     expect(sample(text, 'pullwright_operations', '{status="failed"}')).toBe(0);
     expect(sample(text, 'pullwright_queue_jobs', '{state="waiting"}')).toBe(0);

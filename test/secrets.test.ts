@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Operation, OperationStatus } from '@pullwright/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForStatus } from './support/wait-for-status.ts';
 
 // Each shaped like the real thing, so pattern rules as well as exact-value masking are exercised.
 const REPO_TOKEN = 'ghp_PLANTEDrepo0123456789abcdefghijklmno'; // in a file the repo's test prints
@@ -12,16 +12,6 @@ const MODEL_TOKEN = 'ghp_PLANTEDmodel123456789abcdefghijklmno'; // in the model'
 const SERVICE_SECRET = 'planted-service-secret-4f9a8b7c6d5e'; // in the worker's configuration
 const ENV_SECRET = 'planted-env-secret-0a1b2c3d4e5f6a7b'; // in the worker's process environment
 const PLANTED = [REPO_TOKEN, MODEL_TOKEN, SERVICE_SECRET, ENV_SECRET];
-
-async function waitFor(sys: TestSystem, id: string, statuses: OperationStatus[]): Promise<Operation> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const op = await sys.runtime.store.get(id);
-    if (statuses.includes(op.status)) return op;
-    if (Date.now() > deadline) throw new Error(`still ${op.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -90,7 +80,7 @@ describe('secrets never leave the worker', () => {
       description: `slugify keeps spaces; token ${MODEL_TOKEN}`,
     });
     const { id } = (await res.json()) as { id: string };
-    const op = await waitFor(sys, id, ['awaiting_approval', 'failed']);
+    const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
 
     // The model's attempt to write the token into a file was refused, naming the rule only.
@@ -129,7 +119,7 @@ describe('secrets never leave the worker', () => {
       description: 'slugify keeps spaces',
     });
     const { id } = (await res.json()) as { id: string };
-    const op = await waitFor(sys, id, ['awaiting_approval', 'failed']);
+    const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
     expect(op.status).toBe('failed');
     expect(op.error).toBe('commit blocked: the change adds 1 secret(s): github-pat in report.txt:1 (ghp_…)');
     expect(op.findings).toEqual([

@@ -2,27 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Operation, OperationStatus } from '@pullwright/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForStatus } from './support/wait-for-status.ts';
 
 const WRONG_FIX = path.resolve(import.meta.dirname, 'fixtures/wrong-fix.replay.json');
-
-async function waitFor(
-  sys: TestSystem,
-  id: string,
-  statuses: OperationStatus[],
-  timeoutMs = 30_000,
-): Promise<Operation> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const op = await sys.runtime.store.get(id);
-    if (statuses.includes(op.status)) return op;
-    if (Date.now() > deadline) throw new Error(`still ${op.status}: ${op.error ?? ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8' });
@@ -46,7 +31,7 @@ describe('walking skeleton: request to merged pull request', () => {
     const { id, status } = (await created.json()) as { id: string; status: string };
     expect(status).toBe('queued');
 
-    const ready = await waitFor(sys, id, ['awaiting_approval', 'failed']);
+    const ready = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
     expect(ready.error).toBeUndefined();
     expect(ready.status).toBe('awaiting_approval');
     expect(ready.branch).toMatch(new RegExp(`^agent/${id}-slugify-keeps-spaces$`));
@@ -69,7 +54,7 @@ describe('walking skeleton: request to merged pull request', () => {
 
     const approve = await sys.request('POST', `/v1/operations/${id}/approve`, { headSha: ready.pullRequest!.headSha });
     expect(approve.status).toBe(200);
-    const merged = await waitFor(sys, id, ['merged', 'failed']);
+    const merged = await waitForStatus(sys, id, ['merged', 'failed']);
     expect(merged.status).toBe('merged');
 
     const statuses = (await sys.runtime.events.list(id)).filter((e) => e.type === 'status').map((e) => e.data.to);
@@ -99,7 +84,7 @@ describe('walking skeleton: request to merged pull request', () => {
     });
     const { id } = (await res.json()) as { id: string };
 
-    const failed = await waitFor(sys, id, ['failed', 'awaiting_approval']);
+    const failed = await waitForStatus(sys, id, ['failed', 'awaiting_approval']);
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(
       /^stuck: the same failure \(.*joins every word with a dash.*\) came back after two repairs/,

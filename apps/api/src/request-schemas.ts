@@ -1,4 +1,4 @@
-import { BranchName, Budget, OperationContext, OperationType, RepoSlug } from '@pullwright/core';
+import { BranchName, Budget, OperationContext, OperationStatus, OperationType, RepoSlug } from '@pullwright/core';
 import { z } from 'zod';
 
 export const CreateOperationBody = z
@@ -29,19 +29,7 @@ export const RejectBody = z
 export const CancelBody = z.object({ user: z.string().min(1).max(200).default('api') }).strict();
 
 export const ListQuery = z.object({
-  status: z
-    .enum([
-      'queued',
-      'running',
-      'awaiting_approval',
-      'approved',
-      'merging',
-      'merged',
-      'rejected',
-      'failed',
-      'cancelled',
-    ])
-    .optional(),
+  status: OperationStatus.optional(),
   repo: RepoSlug.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });

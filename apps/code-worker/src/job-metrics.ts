@@ -28,7 +28,8 @@ export async function recordJobMetrics(
   const events = await deps.events.list(job.opId, job.cursor, 10_000);
   const durations = stepDurations(events, job.startedMs);
   durations.push({ step: job.name, seconds: (Date.now() - job.startedMs) / 1000 });
-  await deps.metrics.recordSteps(durations);
+  // Usage first: a recorded job duration then means all of the job's metrics are in.
   const op = await deps.store.find(job.opId);
   if (op) await deps.metrics.meterUsage(op.id, op.usage);
+  await deps.metrics.recordSteps(durations);
 }
