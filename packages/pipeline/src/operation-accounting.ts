@@ -14,6 +14,25 @@ export function budgetLimits(defaults: BudgetLimits, overrides: Operation['budge
   };
 }
 
+/** The repository's policy can only lower a budget: each limit is the smaller of the two. */
+export function tightestBudget(
+  limits: BudgetLimits,
+  policy: {
+    turns?: number | undefined;
+    tokens?: number | undefined;
+    wall_ms?: number | undefined;
+    cost_usd?: number | undefined;
+  },
+): BudgetLimits {
+  const min = (a: number, b: number | undefined) => (b === undefined ? a : Math.min(a, b));
+  return {
+    turns: min(limits.turns, policy.turns),
+    tokens: min(limits.tokens, policy.tokens),
+    wallMs: min(limits.wallMs, policy.wall_ms),
+    costUsd: min(limits.costUsd, policy.cost_usd),
+  };
+}
+
 /**
  * Adds one model call's tokens and cost to the operation, so dashboards and budgets stay
  * current. Wall time is what this run has spent on top of what earlier runs (a revision) had.

@@ -19,9 +19,9 @@ import {
   isTransientError,
   type Operation,
 } from '@pullwright/core';
-import { PathGuard, type SecretFinding } from '@pullwright/security';
+import { DEFAULT_PROTECTED, PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
-import { budgetLimits, toCheckResults, usageRecorder } from './operation-accounting.ts';
+import { budgetLimits, tightestBudget, toCheckResults, usageRecorder } from './operation-accounting.ts';
 import { OperationFileLocks } from './operation-file-locks.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import {
@@ -207,12 +207,14 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
   let summary = op.summary ?? '';
   if (!op.checkpoints.includes('agent_done')) {
     const transcriptPath = path.join(deps.transcriptsDir, `${opId}.jsonl`);
-    const guard = new PathGuard(ws.dir);
+    const policy = deps.approvalPolicy.policyOf(op);
+    // The policy's protected paths add to the built-in ones (lock files, CI, .gitignore…).
+    const guard = new PathGuard(ws.dir, { protected: [...DEFAULT_PROTECTED, ...policy.protected_paths] });
     const lint = commands.lintFile ? new LintGate(ws.dir, commands.lintFile, deps.runner) : undefined;
     // Time spent waiting for a person to confirm the plan is not the model's time.
     let confirmationWaitMs = 0;
     const budget = new BudgetTracker(
-      budgetLimits(deps.budget, op.budget),
+      tightestBudget(budgetLimits(deps.budget, op.budget), policy.budgets),
       Date.now(),
       () => Date.now() - confirmationWaitMs,
     );
