@@ -139,7 +139,7 @@ describe('GitHub App flow against a GHES-style server', () => {
     expect(approval.status).toBe(200);
     expect(JSON.parse(approval.response).outcome).toBe(`approved at ${headSha!.slice(0, 12)}`);
     const merged = await until(op.id, (o) => o.status === 'merged' || o.status === 'failed');
-    expect(merged.status).toBe('merged');
+    expect(merged.status, merged.error).toBe('merged');
     expect(merged.approval).toMatchObject({ by: 'maria', source: 'github', headSha });
     const main = await gh.branchSha(repo, 'main');
     expect((await gh.commitMessage(repo, 'main')).split('\n')[0]).toBe(
@@ -212,7 +212,7 @@ describe('GitHub App flow against a GHES-style server', () => {
 
     await gh.submitReview(repo, number, { user: 'maria', state: 'APPROVED' });
     const merged = await until(op.id, (o) => o.status === 'merged' || o.status === 'failed');
-    expect(merged.status).toBe('merged');
+    expect(merged.status, merged.error).toBe('merged');
     expect(await gh.showFile(repo, 'main', 'src/slugify.js')).toContain('[^a-z0-9\\s-]');
     expect(await statuses(op.id)).toEqual([
       'running',

@@ -1,5 +1,6 @@
 import { isPullwrightError, isTransientError, type Operation, transition } from '@pullwright/core';
 import { updateFromBase } from './merge-train.ts';
+import { tokenHolder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { enqueueRevision, trackingBody } from './revise-operation.ts';
 
@@ -40,7 +41,7 @@ export async function mergeOperation(opId: string, deps: MergeDeps): Promise<Ope
   } finally {
     await mergeLock.release(op.repo, opId).catch((err) => deps.logger.warn({ err, opId }, 'merge lock release failed'));
     // The train's git token ends with the job, unless a conflict revision (same holder) now uses it.
-    if (!handedOver) await deps.forge.revokeToken(op.repo, opId).catch(() => undefined);
+    if (!handedOver) await deps.forge.revokeToken(op.repo, tokenHolder(opId, 'merge')).catch(() => undefined);
   }
 }
 

@@ -2,6 +2,7 @@ import { type CheckRun, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, Operation } from '@pullwright/core';
 import type { GitAuth } from '@pullwright/security';
 import { gitClient } from '@pullwright/workspace';
+import { tokenHolder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { detectRepoCommands, RepoChecks, refusedCheck } from './repo-checks.ts';
 
@@ -42,7 +43,7 @@ export async function updateFromBase(
 ): Promise<MergeTrainResult> {
   const branch = op.branch;
   if (!branch) return { kind: 'current' };
-  const auth = await deps.forge.gitAuth(op.repo, op.id);
+  const auth = await deps.forge.gitAuth(op.repo, tokenHolder(op.id, 'merge'));
   const mirror = await deps.workspace.syncMirror(op.repo, deps.forge.cloneUrl(op.repo), auth);
   const git = gitClient(mirror);
   const baseSha = await revParse(git, `refs/remotes/origin/${op.baseBranch}`);

@@ -14,6 +14,15 @@ export function budgetLimits(defaults: BudgetLimits, overrides: Operation['budge
   };
 }
 
+/**
+ * Whose git token it is: one per job of an operation. A job revokes its token when it ends,
+ * which may be after the operation moved on (a revision's cleanup runs after its
+ * awaiting_approval) — a shared token would be revoked under the next job's feet.
+ */
+export function tokenHolder(opId: string, job: 'run' | 'revise' | 'merge'): string {
+  return `${opId}/${job}`;
+}
+
 /** The repository's policy can only lower a budget: each limit is the smaller of the two. */
 export function tightestBudget(
   limits: BudgetLimits,

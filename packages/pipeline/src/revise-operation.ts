@@ -26,7 +26,7 @@ import {
 import { PathGuard } from '@pullwright/security';
 import { gitClient } from '@pullwright/workspace';
 import { z } from 'zod';
-import { budgetLimits, toCheckResults, usageRecorder } from './operation-accounting.ts';
+import { budgetLimits, toCheckResults, tokenHolder, usageRecorder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { detectRepoCommands, RepoChecks } from './repo-checks.ts';
 
@@ -173,7 +173,7 @@ export async function reviseOperation(payload: ReviseJobPayload, deps: PipelineD
       await deps.workspace
         .remove(revisionWorktree(op.id), op.repo)
         .catch((err) => log.warn({ err }, 'worktree cleanup failed'));
-      await deps.forge.revokeToken(op.repo, op.id).catch(() => undefined);
+      await deps.forge.revokeToken(op.repo, tokenHolder(op.id, 'revise')).catch(() => undefined);
     }
     await events.append(op.id, 'step', { step: 'release', revision: job.requestId }).catch(() => undefined);
   }
@@ -214,7 +214,7 @@ async function executeRevision(
 
   // prepare: a fresh worktree at the forge's head of the branch, whoever pushed last.
   await workspace.remove(revisionWorktree(op.id), op.repo);
-  const auth = await forge.gitAuth(op.repo, op.id);
+  const auth = await forge.gitAuth(op.repo, tokenHolder(op.id, 'revise'));
   const ws = await workspace.prepare({
     opId: revisionWorktree(op.id),
     repo: op.repo,
@@ -291,7 +291,7 @@ async function executeRevision(
       });
       headSha = await workspace.headSha(ws.dir);
       // A fresh token (the loop may have run long) and a lease: never overwrite a push made meanwhile.
-      const pushAuth = await forge.gitAuth(op.repo, op.id);
+      const pushAuth = await forge.gitAuth(op.repo, tokenHolder(op.id, 'revise'));
       await workspace.push(ws.dir, branch, { ...(pushAuth ? { auth: pushAuth } : {}), expectedRemoteSha: remoteHead });
     } else {
       // Nothing changed: a "fixed" without a change would be a false claim.

@@ -21,7 +21,7 @@ import {
 } from '@pullwright/core';
 import { DEFAULT_PROTECTED, PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
-import { budgetLimits, tightestBudget, toCheckResults, usageRecorder } from './operation-accounting.ts';
+import { budgetLimits, tightestBudget, toCheckResults, tokenHolder, usageRecorder } from './operation-accounting.ts';
 import { OperationFileLocks } from './operation-file-locks.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import {
@@ -96,7 +96,9 @@ export async function runOperation(opId: string, deps: PipelineDeps): Promise<Op
     return store.transition(opId, stop.status, { error: reason });
   } finally {
     await locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
-    await deps.forge.revokeToken(op.repo, opId).catch((err) => log.warn({ err }, 'token revoke failed'));
+    await deps.forge
+      .revokeToken(op.repo, tokenHolder(opId, 'run'))
+      .catch((err) => log.warn({ err }, 'token revoke failed'));
     if (finished)
       await deps.workspace.remove(opId, op.repo).catch((err) => log.warn({ err }, 'worktree cleanup failed'));
     await events.append(opId, 'step', { step: 'release' }).catch(() => undefined);
@@ -121,7 +123,7 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
   await stopIfCancelled();
   const branch = op.branch ?? branchNameFor(op);
   // A token of this operation's own (GitHub: scoped to this repository), revoked when the job ends.
-  const auth = await forge.gitAuth(op.repo, opId);
+  const auth = await forge.gitAuth(op.repo, tokenHolder(opId, 'run'));
   const ws = await workspace.prepare({
     opId,
     repo: op.repo,
