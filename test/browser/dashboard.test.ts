@@ -171,6 +171,8 @@ describe('dashboard in a real browser', () => {
       headSha: head,
     });
     await page.locator('#timeline [data-to="merged"]').waitFor();
+    // The lock board (GET /v1/board) is read for this repository: merged, nothing is held any more.
+    await page.locator('#board', { hasText: 'holds no locks and overlaps no open branch' }).waitFor();
     expect(await page.locator('#actions button').count()).toBe(0);
     await page.screenshot({ path: path.join(ARTIFACTS, 'operation-merged.png'), fullPage: true });
 

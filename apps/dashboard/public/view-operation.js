@@ -263,28 +263,52 @@ function renderChecks(checks, op) {
 
 function renderBoard(board, op) {
   if (board === undefined) return h('p', { class: 'muted' }, 'Loading…');
-  if (board === null) {
-    return h(
-      'p',
-      { class: 'muted' },
-      'File locks and overlapping branches will show here once the board is available.',
-    );
-  }
+  if (board === null) return h('p', { class: 'muted' }, 'The lock board could not be loaded.');
+  const repo = (board.repos ?? []).find((r) => r.repo === op.repo);
   // Only what concerns this operation: entries that name it.
-  const mine = (items) => (Array.isArray(items) ? items.filter((i) => JSON.stringify(i).includes(op.id)) : []);
-  const locks = mine(board.locks);
-  const overlaps = mine(board.overlaps);
-  const waiting = mine(board.waiting);
-  if (!locks.length && !overlaps.length && !waiting.length) {
+  const names = (i) => JSON.stringify(i).includes(op.id);
+  const locks = (repo?.fileLocks ?? []).filter(names);
+  const waiting = (repo?.waiting ?? []).filter(names);
+  const overlaps = (repo?.overlaps ?? []).filter(names);
+  const merging = repo?.mergeLock && repo.mergeLock.opId === op.id;
+  if (!locks.length && !overlaps.length && !waiting.length && !merging) {
     return h('p', { class: 'muted' }, 'This operation holds no locks and overlaps no open branch.');
   }
-  const line = (i) => h('li', {}, h('code', {}, i.path ?? i.file ?? i.branch ?? JSON.stringify(i)));
+  const item = (text) => h('li', {}, h('code', {}, text));
   return h(
     'div',
     {},
-    locks.length ? [h('h3', {}, 'Locks held'), h('ul', { class: 'plain' }, locks.map(line))] : null,
-    waiting.length ? [h('h3', {}, 'Waiting on'), h('ul', { class: 'plain' }, waiting.map(line))] : null,
-    overlaps.length ? [h('h3', {}, 'Overlaps'), h('ul', { class: 'plain' }, overlaps.map(line))] : null,
+    merging ? h('p', {}, 'Holds the merge lock of this repository.') : null,
+    locks.length
+      ? [
+          h('h3', {}, 'Files locked'),
+          h(
+            'ul',
+            { class: 'plain' },
+            locks.map((l) => item(l.path)),
+          ),
+        ]
+      : null,
+    waiting.length
+      ? [
+          h('h3', {}, 'Waiting on'),
+          h(
+            'ul',
+            { class: 'plain' },
+            waiting.map((w) => item(`${w.files.join(', ')} — held by ${w.holder}`)),
+          ),
+        ]
+      : null,
+    overlaps.length
+      ? [
+          h('h3', {}, 'Overlaps'),
+          h(
+            'ul',
+            { class: 'plain' },
+            overlaps.map((o) => item(`${o.files.join(', ')} — ${o.branches.map((b) => b.branch).join(' / ')}`)),
+          ),
+        ]
+      : null,
   );
 }
 
@@ -677,7 +701,7 @@ export function operationView(root, id, session) {
 
   async function loadBoard() {
     try {
-      board = await api('GET', '/v1/board');
+      board = await api('GET', `/v1/board?repo=${encodeURIComponent(op.repo)}`);
     } catch {
       board = null;
     }

@@ -122,6 +122,11 @@ export class LocalForge implements Forge {
     return `${this.options.keyPrefix}:forge:{${repo}}:pr:${number}`;
   }
 
+  /** Beside the PR records, not under them: `…:pr:*` holds PR records only. */
+  #trackingKey(repo: string, number: number): string {
+    return `${this.options.keyPrefix}:forge:{${repo}}:tracking:${number}`;
+  }
+
   #headIndexKey(repo: string): string {
     return `${this.options.keyPrefix}:forge:{${repo}}:open-by-head`;
   }
@@ -234,11 +239,11 @@ export class LocalForge implements Forge {
 
   /** Kept on the PR's record in Redis; there is no conversation to post into. */
   async upsertTrackingComment(repo: string, number: number, body: string): Promise<void> {
-    await this.options.redis.set(`${this.#prKey(repo, number)}:tracking`, body);
+    await this.options.redis.set(this.#trackingKey(repo, number), body);
   }
 
   async trackingComment(repo: string, number: number): Promise<string | undefined> {
-    return (await this.options.redis.get(`${this.#prKey(repo, number)}:tracking`)) ?? undefined;
+    return (await this.options.redis.get(this.#trackingKey(repo, number))) ?? undefined;
   }
 
   /** Local pull requests have no inline review: feedback arrives as instructions. */
