@@ -109,6 +109,30 @@ export function describeEvent(e) {
       return { text: `Retry of ${d.opId} by ${d.by}`, tone: 'info', link: `#/op/${d.opId}` };
     case 'usage':
       return { text: `Model call: ${d.inputTokens ?? 0} in, ${d.outputTokens ?? 0} out`, tone: 'quiet' };
+    case 'approval':
+      return { text: `Approval by ${d.by} (${d.source})`, tone: 'good' };
+    case 'risk':
+      return { text: `Risk: ${d.level}`, tone: d.level === 'high' ? 'bad' : 'info' };
+    case 'waiting':
+      return {
+        text:
+          d.lock === 'merge'
+            ? `Waiting for the merge lock (${d.holder})`
+            : `Waiting for ${(d.files ?? []).join(', ')} (held by ${d.holder})`,
+        tone: 'info',
+      };
+    case 'locks_acquired':
+      return { text: `Locked ${(d.files ?? []).join(', ') || 'its files'}`, tone: 'quiet' };
+    case 'overlap':
+      return { text: `Overlaps open branches on ${(d.files ?? []).join(', ')}`, tone: 'bad' };
+    case 'base_merged':
+      return { text: 'Base branch merged into the branch; checks re-run', tone: 'info' };
+    case 'plan_confirmation':
+      return { text: 'Plan waiting for Start', tone: 'info' };
+    case 'auto_approval':
+      return { text: d.approved ? 'Auto-approved by policy' : 'Not auto-approved', tone: 'quiet' };
+    case 'deploy':
+      return { text: `Deploy: ${d.step}`, tone: d.step === 'failed' ? 'bad' : 'info' };
     default:
       return { text: e.type, tone: 'info' };
   }

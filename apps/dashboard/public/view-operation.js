@@ -42,40 +42,29 @@ function card(title, id, ...children) {
   return h('section', { class: 'card', id }, h('h2', { class: 'card-title' }, title), children);
 }
 
-function keyValues(obj) {
-  return h(
-    'dl',
-    { class: 'kv' },
-    Object.entries(obj).map(([k, v]) => [
-      h('dt', {}, k),
-      h('dd', {}, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)),
-    ]),
-  );
-}
-
 function renderRisk(risk) {
-  if (risk === undefined || risk === null) return h('p', { class: 'muted' }, 'Not assessed for this operation.');
+  if (risk === undefined || risk === null) return h('p', { class: 'muted' }, 'Not assessed yet.');
   if (typeof risk !== 'object') return h('p', {}, String(risk));
-  const { level, score, reasons, ...rest } = risk;
+  const { level, reasons, stats } = risk;
+  const size = stats
+    ? `${stats.files} file${stats.files === 1 ? '' : 's'}, +${stats.additions} −${stats.deletions}`
+    : undefined;
   return h(
     'div',
     {},
-    level || score !== undefined
-      ? h(
-          'p',
-          {},
-          level ? h('span', { class: `risk risk-${level}` }, String(level)) : null,
-          score !== undefined ? h('span', { class: 'muted' }, ` score ${score}`) : null,
-        )
-      : null,
+    h(
+      'p',
+      {},
+      level ? h('span', { class: `risk risk-${level}` }, String(level)) : null,
+      size ? h('span', { class: 'muted' }, ` · ${size}`) : null,
+    ),
     Array.isArray(reasons) && reasons.length
       ? h(
           'ul',
           { class: 'plain' },
           reasons.map((r) => h('li', {}, String(r))),
         )
-      : null,
-    Object.keys(rest).length ? keyValues(rest) : null,
+      : h('p', { class: 'muted' }, 'No risk factors found.'),
   );
 }
 
@@ -722,6 +711,8 @@ export function operationView(root, id, session) {
     renderTabs();
     if (tab === 'changes' && op.pullRequest?.headSha && diffSha === null) loadDiff();
     if (statusChanged && board !== undefined) loadBoard();
+    // A flash about the last action ("Approved. Merging…") is stale once the status moved on.
+    if (statusChanged && op) fill(el.flash);
     document.title = `${STATUS_LABELS[op.status]} · ${op.description.split('\n')[0].slice(0, 60)} · Pullwright`;
   }
 
