@@ -135,6 +135,8 @@ describe('dashboard in a real browser', () => {
     await page.locator('#op-status [data-status="awaiting_approval"]').waitFor({ timeout: 30_000 });
     expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
     await page.locator('#timeline [data-to="awaiting_approval"]').waitFor();
+    // The PR body's verification block, its HMAC checked by the server against the forge's copy.
+    await page.locator('#op-verification', { hasText: 'Signed by Pullwright for the current head.' }).waitFor();
     expect(await page.locator('#op-checks .check-pass').count()).toBe(1);
     const op = await sys.runtime.store.get(id);
     expect(op.requester).toEqual({ source: 'dashboard', user: 'alice' });

@@ -42,6 +42,32 @@ function card(title, id, ...children) {
   return h('section', { class: 'card', id }, h('h2', { class: 'card-title' }, title), children);
 }
 
+/** The PR body's signed verification block, as the server checked it against the forge's copy. */
+function renderVerification(v, op) {
+  if (v === undefined) return h('p', { class: 'muted' }, 'Checking the signature…');
+  if (v === null) return h('p', { class: 'muted' }, 'The verification block could not be checked.');
+  if (!v.valid) return h('p', { class: 'bad' }, `Not valid: ${v.reason ?? 'the signature does not match'}.`);
+  const b = v.block;
+  const current = b.headSha === op.pullRequest?.headSha;
+  return h(
+    'div',
+    {},
+    h(
+      'p',
+      { class: current ? 'good' : 'bad' },
+      current
+        ? 'Signed by Pullwright for the current head.'
+        : `Signed for ${b.headSha.slice(0, 7)}, not the current head.`,
+    ),
+    h(
+      'ul',
+      { class: 'plain' },
+      b.checks.map((c) => h('li', {}, h('code', {}, c.command), ` exit ${c.exitCode ?? '–'} · ${c.durationMs} ms`)),
+      h('li', {}, `secret scan: ${b.secretScan.passed ? 'clean' : `${b.secretScan.findings} finding(s)`}`),
+    ),
+  );
+}
+
 function renderRisk(risk) {
   if (risk === undefined || risk === null) return h('p', { class: 'muted' }, 'Not assessed yet.');
   if (typeof risk !== 'object') return h('p', {}, String(risk));
@@ -313,6 +339,7 @@ export function operationView(root, id, session) {
   let shownSha;
   let diffSha;
   let board;
+  let verification;
   let actionsKey = '';
   let closed = false;
 
@@ -529,6 +556,7 @@ export function operationView(root, id, session) {
       card('Summary', 'op-summary', summary),
       op.evidence ? card('Evidence', 'op-evidence', renderEvidence(op.evidence)) : null,
       card('Checks', 'op-checks', renderChecks(op.checks, op)),
+      op.pullRequest ? card('Verification', 'op-verification', renderVerification(verification, op)) : null,
       h(
         'div',
         { class: 'two' },
@@ -688,6 +716,17 @@ export function operationView(root, id, session) {
     if (name === 'transcript') loadTranscript();
   }
 
+  async function loadVerification() {
+    if (!op?.pullRequest) return;
+    try {
+      verification = await api('GET', `/v1/operations/${id}/verification`);
+    } catch {
+      verification = null;
+    }
+    const slot = document.getElementById('op-verification');
+    if (slot) fill(slot, h('h2', { class: 'card-title' }, 'Verification'), renderVerification(verification, op));
+  }
+
   async function loadBoard() {
     try {
       board = await api('GET', `/v1/board?repo=${encodeURIComponent(op.repo)}`);
@@ -711,8 +750,9 @@ export function operationView(root, id, session) {
     renderTabs();
     if (tab === 'changes' && op.pullRequest?.headSha && diffSha === null) loadDiff();
     if (statusChanged && board !== undefined) loadBoard();
-    // A flash about the last action ("Approved. Merging…") is stale once the status moved on.
-    if (statusChanged && op) fill(el.flash);
+    if (statusChanged && next.pullRequest) loadVerification();
+    // A flash about the last action ("Approved. Merging…") is stale once the operation ended.
+    if (statusChanged && ['merged', 'failed', 'cancelled', 'rejected'].includes(op.status)) fill(el.flash);
     document.title = `${STATUS_LABELS[op.status]} · ${op.description.split('\n')[0].slice(0, 60)} · Pullwright`;
   }
 
