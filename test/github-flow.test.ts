@@ -1,10 +1,10 @@
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
 import { reviseOperation } from '@pullwright/pipeline';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GitHubTestSystem, startGitHubTestSystem } from './support/fake-github/github-test-system.ts';
-import { FakeGitHub } from './support/fake-github.ts';
-import { SAMPLE_DIR } from './support/sample-repo.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useGitHubFixture } from './support/fake-github/github-fixture.ts';
+import type { GitHubTestSystem } from './support/fake-github/github-test-system.ts';
+import type { FakeGitHub } from './support/fake-github.ts';
 
 /** The reviewer's requests, answered: strip punctuation (fixed), rename the function (declined). */
 const REVISION = ReplayTranscript.parse({
@@ -60,41 +60,14 @@ const BREAKING = ReplayTranscript.parse({
 });
 
 describe('GitHub App flow against a GHES-style server', () => {
+  const fx = useGitHubFixture({ repoPrefix: 'slugify', collaborators: { maria: 'write', mallory: 'read' } });
   let gh: FakeGitHub;
   let sys: GitHubTestSystem;
   let repo: string;
-  let seq = 0;
-
-  beforeAll(async () => {
-    gh = await new FakeGitHub().start();
+  beforeEach(() => {
+    ({ gh, sys, repo } = fx);
   });
-  afterAll(() => gh.stop());
-  beforeEach(async () => {
-    repo = `acme/slugify-${++seq}`;
-    await gh.createRepository(repo, { fromDir: SAMPLE_DIR });
-    gh.addCollaborator(repo, 'maria', 'write');
-    gh.addCollaborator(repo, 'mallory', 'read');
-    sys = await startGitHubTestSystem(gh);
-  });
-  afterEach(async () => {
-    await gh.settled();
-    await sys.stop();
-    // Through the whole flow, no installation token and no key material reached a log line.
-    const text = sys.logs.join('');
-    expect(text.length).toBeGreaterThan(0);
-    for (const token of gh.allTokens()) expect(text).not.toContain(token);
-    expect(text).not.toContain('PRIVATE KEY');
-  });
-
-  async function until(id: string, done: (op: Operation) => boolean, timeoutMs = 30_000): Promise<Operation> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const op = await sys.runtime.store.get(id);
-      if (done(op)) return op;
-      if (Date.now() > deadline) throw new Error(`gave up waiting; operation is ${op.status}: ${op.error ?? ''}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = fx.until;
 
   async function openOperation(): Promise<Operation> {
     const res = await sys.request('POST', '/v1/operations', {

@@ -1,42 +1,18 @@
-import type { Operation } from '@pullwright/core';
 import { verifyVerification } from '@pullwright/pipeline';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GitHubTestSystem, startGitHubTestSystem } from './support/fake-github/github-test-system.ts';
-import { FakeGitHub } from './support/fake-github.ts';
-import { SAMPLE_DIR } from './support/sample-repo.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useGitHubFixture } from './support/fake-github/github-fixture.ts';
+import type { GitHubTestSystem } from './support/fake-github/github-test-system.ts';
+import type { FakeGitHub } from './support/fake-github.ts';
 
 describe('merge train against a GHES-style server', () => {
+  const fx = useGitHubFixture({ repoPrefix: 'train', collaborators: { maria: 'write' } });
   let gh: FakeGitHub;
   let sys: GitHubTestSystem;
   let repo: string;
-  let seq = 0;
-
-  beforeAll(async () => {
-    gh = await new FakeGitHub().start();
+  beforeEach(() => {
+    ({ gh, sys, repo } = fx);
   });
-  afterAll(() => gh.stop());
-  beforeEach(async () => {
-    repo = `acme/train-${++seq}`;
-    await gh.createRepository(repo, { fromDir: SAMPLE_DIR });
-    gh.addCollaborator(repo, 'maria', 'write');
-    sys = await startGitHubTestSystem(gh);
-  });
-  afterEach(async () => {
-    await gh.settled();
-    await sys.stop();
-    const text = sys.logs.join('');
-    for (const token of gh.allTokens()) expect(text).not.toContain(token);
-  });
-
-  async function until(id: string, done: (op: Operation) => boolean, timeoutMs = 30_000): Promise<Operation> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const op = await sys.runtime.store.get(id);
-      if (done(op)) return op;
-      if (Date.now() > deadline) throw new Error(`gave up waiting; operation is ${op.status}: ${op.error ?? ''}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = fx.until;
 
   it('an approval of a branch behind main: the base is merged in over HTTPS, checks re-run, and the new head merged', async () => {
     const res = await sys.request('POST', '/v1/operations', {

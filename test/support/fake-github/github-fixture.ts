@@ -1,0 +1,57 @@
+import type { Operation } from '@pullwright/core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { FakeGitHub } from '../fake-github.ts';
+import { SAMPLE_DIR } from '../sample-repo.ts';
+import { type GitHubTestSystem, startGitHubTestSystem } from './github-test-system.ts';
+
+export interface GitHubFixture {
+  gh: FakeGitHub;
+  sys: GitHubTestSystem;
+  /** A fresh copy of the sample repository for each test. */
+  repo: string;
+  until(id: string, done: (op: Operation) => boolean, timeoutMs?: number): Promise<Operation>;
+}
+
+/**
+ * One fake GitHub per file, a fresh repository and Pullwright (configured as a GitHub App)
+ * per test; after each test, no installation token and no key material reached a log line.
+ * Call inside a `describe`: it registers that block's hooks.
+ */
+export function useGitHubFixture(options: {
+  repoPrefix: string;
+  collaborators: Record<string, 'write' | 'read'>;
+}): GitHubFixture {
+  let seq = 0;
+  const fx = {
+    async until(id: string, done: (op: Operation) => boolean, timeoutMs = 30_000): Promise<Operation> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const op = await fx.sys.runtime.store.get(id);
+        if (done(op)) return op;
+        if (Date.now() > deadline) throw new Error(`gave up waiting; operation is ${op.status}: ${op.error ?? ''}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  } as GitHubFixture;
+
+  beforeAll(async () => {
+    fx.gh = await new FakeGitHub().start();
+  });
+  afterAll(() => fx.gh.stop());
+  beforeEach(async () => {
+    fx.repo = `acme/${options.repoPrefix}-${++seq}`;
+    await fx.gh.createRepository(fx.repo, { fromDir: SAMPLE_DIR });
+    for (const [user, permission] of Object.entries(options.collaborators))
+      fx.gh.addCollaborator(fx.repo, user, permission);
+    fx.sys = await startGitHubTestSystem(fx.gh);
+  });
+  afterEach(async () => {
+    await fx.gh.settled();
+    await fx.sys.stop();
+    const text = fx.sys.logs.join('');
+    expect(text.length).toBeGreaterThan(0);
+    for (const token of fx.gh.allTokens()) expect(text).not.toContain(token);
+    expect(text).not.toContain('PRIVATE KEY');
+  });
+  return fx;
+}
