@@ -3,11 +3,13 @@
  * top-level symbols, fixed token budget) vs a whole-codebase rollup (seed 003's
  * codeRollup approach), both with the same system prompt and request. Target: ≤ 10 %.
  */
+
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildRepoMap, coderPrompt, estimateTokens, listRepoFiles } from '@pullwright/agent';
+import { PathGuard } from '@pullwright/security';
 import type { BenchResult } from './run.ts';
 
 const SOURCE = path.resolve(import.meta.dirname, '../node_modules/bullmq/dist/esm');
@@ -23,7 +25,7 @@ export default async function promptSize({ smoke }: { smoke: boolean }): Promise
     const task = 'Request (debug): Worker stalls when the connection drops during moveToActive.';
 
     const started = performance.now();
-    const map = await buildRepoMap(root, 2000);
+    const map = await buildRepoMap(new PathGuard(root), 2000);
     const mapMs = performance.now() - started;
     const rollup = files.map((f) => `--- ${f} ---\n${readFileSync(path.join(root, f), 'utf8')}`).join('\n');
 

@@ -88,6 +88,9 @@ describe('agent loop against real model APIs (local servers)', () => {
             OPENAI_API_KEY: OPENAI_KEY,
             OPENAI_BASE_URL: `${server.url}/v1`,
             LLM_MODEL: 'gpt-6.1-sol',
+            // The scripted server answers as an unlisted model (as gateways and local models do):
+            // without a price, the cost budget could not be kept and the operation would stop.
+            LLM_PRICES: JSON.stringify({ 'gpt-test': { input: 2, output: 10 } }),
           };
     sys = await startTestSystem({ env: { ...providerEnv, ...env } });
     const repo = await createSampleRepo(sys.runtime.localForge!);

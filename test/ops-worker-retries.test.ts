@@ -32,7 +32,7 @@ describe('worker retries', () => {
     });
     const starts: number[] = [];
     sys.worker = await startWorker(sys.runtime, {
-      run: async (opId, runtime) => {
+      run: async ({ opId }, runtime) => {
         starts.push(Date.now());
         if (starts.length === 1) throw new PullwrightError('unavailable', 'the model API is overloaded');
         await runtime.store.transition(opId, 'running');
@@ -60,7 +60,7 @@ describe('worker retries', () => {
     });
     let starts = 0;
     sys.worker = await startWorker(sys.runtime, {
-      run: async (opId, runtime) => {
+      run: async ({ opId }, runtime) => {
         starts++;
         await runtime.store.transition(opId, 'running');
         throw new PullwrightError('secret_found', 'the change adds an AWS access key in src/config.ts');

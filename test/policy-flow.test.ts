@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,7 +87,11 @@ async function openChange(options: {
     requester: options.requester,
   });
   await store.transition(created.id, 'running', {}, { step: 'claim' });
-  await sys.runtime.approvalPolicy.atClaim(created.id, dir);
+  const policyFile = path.join(dir, '.pullwright.yml');
+  await sys.runtime.approvalPolicy.atClaim(
+    created.id,
+    existsSync(policyFile) ? readFileSync(policyFile, 'utf8') : undefined,
+  );
 
   const branch = `agent/${created.id}`;
   git(dir, 'checkout', '-q', '-b', branch);

@@ -1,11 +1,14 @@
 import { isPullwrightError, type Logger, type Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
-import { enqueueRevision, invalidateApproval, type OperationActions } from '@pullwright/pipeline';
-import type { CodeQueue, OperationStore, ReviewFeedback } from '@pullwright/queue';
+import { invalidateApproval, type OperationActions } from '@pullwright/pipeline';
+import type { OperationStore, ReviewFeedback } from '@pullwright/queue';
 import { z } from 'zod';
 
-/** `agent/<opId>-<slug>`: the id is base36 time + hex, so it ends at the first dash. */
-const OPERATION_BRANCH = /^agent\/([a-z0-9]+)(?:-|$)/;
+/**
+ * `<prefix><opId>-<slug>` (the prefix is the policy's `branches.prefix`, default `agent/`):
+ * the id is base36 time + hex, so it starts the last segment and ends at its first dash.
+ */
+const OPERATION_BRANCH = /(?:^|\/)([a-z0-9]+)(?:-[^/]*)?$/;
 /** `/pullwright <instruction>` at the start of a comment; the rest of the comment is the instruction. */
 const COMMAND = /^\s*\/pullwright\s+(\S[\s\S]*)$/;
 
@@ -63,7 +66,6 @@ const PullRequestEvent = z.object({
 export interface GitHubReviewEventsDeps {
   store: OperationStore;
   actions: OperationActions;
-  queue: CodeQueue;
   forge: Forge;
   logger: Logger;
 }
@@ -121,7 +123,7 @@ export class GitHubReviewEvents {
       const feedback: ReviewFeedback[] = body.trim()
         ? [{ id: e.review.id, kind: 'review', user, body: command?.[1] ?? body }]
         : [];
-      return this.#revise(op, deliveryId, feedback, e.review.id);
+      return this.#revise(op, deliveryId, user, feedback, e.review.id);
     }
     return 'ignored: a review comment without a request';
   }
@@ -137,7 +139,7 @@ export class GitHubReviewEvents {
     const denied = await this.#denied(repo, e.sender);
     if (denied) return denied;
     const line = e.comment.line ?? e.comment.original_line;
-    return this.#revise(op, deliveryId, [
+    return this.#revise(op, deliveryId, e.comment.user.login, [
       {
         id: e.comment.id,
         kind: 'review_comment',
@@ -159,7 +161,7 @@ export class GitHubReviewEvents {
     if (!op) return 'ignored: not a Pullwright pull request';
     const denied = await this.#denied(repo, e.sender);
     if (denied) return denied;
-    return this.#revise(op, deliveryId, [
+    return this.#revise(op, deliveryId, e.comment.user.login, [
       { id: e.comment.id, kind: 'issue_comment', user: e.comment.user.login, body: command[1]! },
     ]);
   }
@@ -228,15 +230,30 @@ export class GitHubReviewEvents {
     return 'merged outside Pullwright: recorded';
   }
 
-  async #revise(op: Operation, deliveryId: string, feedback: ReviewFeedback[], reviewId?: number): Promise<string> {
+  async #revise(
+    op: Operation,
+    deliveryId: string,
+    user: string,
+    feedback: ReviewFeedback[],
+    reviewId?: number,
+  ): Promise<string> {
     if (op.status !== 'awaiting_approval' && op.status !== 'approved' && op.status !== 'running')
       return `ignored: operation is ${op.status}`;
-    await enqueueRevision(this.deps.queue, {
-      opId: op.id,
-      requestId: deliveryId,
-      feedback,
-      ...(reviewId !== undefined ? { reviewId } : {}),
-    });
+    try {
+      // Write access got them this far; the repository policy's `permissions.revise` decides.
+      await this.deps.actions.revise(
+        op.id,
+        { user, source: 'github' },
+        {
+          requestId: deliveryId,
+          feedback,
+          ...(reviewId !== undefined ? { reviewId } : {}),
+        },
+      );
+    } catch (err) {
+      if (isPullwrightError(err) && err.code === 'forbidden') return `ignored: ${err.message}`;
+      throw err;
+    }
     return 'revision queued';
   }
 

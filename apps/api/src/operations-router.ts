@@ -102,7 +102,7 @@ export function operationsRouter(deps: Deps): Router {
   router.post('/:id/messages', async (req, res) => {
     const id = opId(req);
     const body = validate(MessageBody, req.body, 'body');
-    const op = await deps.store.get(id);
+    const op = await deps.actions.steer(id, { user: body.user, source: 'api' });
     if (op.status !== 'running' && op.status !== 'queued') {
       throw new PullwrightError(
         'invalid_transition',

@@ -26,7 +26,7 @@ export async function recordJobMetrics(
   job: { name: string; opId: string; startedMs: number; cursor: string },
 ): Promise<void> {
   const events = await deps.events.list(job.opId, job.cursor, 10_000);
-  const durations = stepDurations(events, job.startedMs);
+  const durations = stepDurations(events);
   durations.push({ step: job.name, seconds: (Date.now() - job.startedMs) / 1000 });
   // Usage first: a recorded job duration then means all of the job's metrics are in.
   const op = await deps.store.find(job.opId);

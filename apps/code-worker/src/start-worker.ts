@@ -1,14 +1,13 @@
 import os from 'node:os';
 import { type Config, FINAL_STATUSES, isPullwrightError, isTransientError } from '@pullwright/core';
-import { mergeOperation, type Runtime, reviseOperation, runOperation } from '@pullwright/pipeline';
+import { deployOperation, mergeOperation, type Runtime, reviseOperation, runOperation } from '@pullwright/pipeline';
 import {
   bullPrefix,
   CODE_OPERATIONS_QUEUE,
+  JOB_CATALOG,
+  type JobData,
   type JobName,
-  MergeJob,
   MetricsStore,
-  ReviseJob,
-  RunJob,
 } from '@pullwright/queue';
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -30,10 +29,19 @@ export interface RunningWorker {
   close(graceMs?: number): Promise<boolean>;
 }
 
-/** What a job runs, by job name; `startWorker` defaults to the pipeline's functions. */
-export type JobHandlers = Record<JobName, (opId: string, runtime: Runtime) => Promise<unknown>>;
+/** What a job runs, by job name, with its validated payload; exhaustive over the job catalog. */
+export type JobHandlers = { [N in JobName]: (payload: JobData<N>, runtime: Runtime) => Promise<unknown> };
 
-const PIPELINE_HANDLERS: JobHandlers = { run: runOperation, merge: mergeOperation };
+const PIPELINE_HANDLERS: JobHandlers = {
+  run: ({ opId }, runtime) => runOperation(opId, runtime),
+  revise: (payload, runtime) => reviseOperation(payload, runtime),
+  merge: ({ opId }, runtime) => mergeOperation(opId, runtime),
+  deploy: ({ opId }, runtime) => deployOperation(opId, runtime),
+};
+
+function isJobName(name: string): name is JobName {
+  return Object.hasOwn(JOB_CATALOG, name);
+}
 
 /** How long a job that hit a Redis outage keeps waiting for Redis before it gives up its turn. */
 const REDIS_WAIT_MS = 5 * 60_000;
@@ -81,7 +89,8 @@ export function codeWorkerOptions(config: Config, connection: Redis): WorkerOpti
  * A BullMQ worker for the `code-operations` queue. Payloads are validated again here
  * (they crossed a process boundary); the pipeline functions own every status change.
  */
-export async function startWorker(runtime: Runtime, handlers: JobHandlers = PIPELINE_HANDLERS): Promise<RunningWorker> {
+export async function startWorker(runtime: Runtime, overrides: Partial<JobHandlers> = {}): Promise<RunningWorker> {
+  const handlers: JobHandlers = { ...PIPELINE_HANDLERS, ...overrides };
   const { config, logger, redactor } = runtime;
   await assertNoEviction(runtime.redis, logger);
   const settings = config.worker;
@@ -110,23 +119,15 @@ export async function startWorker(runtime: Runtime, handlers: JobHandlers = PIPE
       .catch((err) => logger.warn({ opId, err: (err as Error).message }, 'could not fail the operation'));
   };
 
+  /** The payload checked again against the catalog (it crossed a process boundary), and its handler. */
   const dispatch = (job: Job): { opId: string; run: () => Promise<unknown> } | undefined => {
-    switch (job.name) {
-      case 'run': {
-        const { opId } = RunJob.parse(job.data);
-        return { opId, run: () => handlers.run(opId, runtime) };
-      }
-      case 'merge': {
-        const { opId } = MergeJob.parse(job.data);
-        return { opId, run: () => handlers.merge(opId, runtime) };
-      }
-      case 'revise': {
-        const payload = ReviseJob.parse(job.data);
-        return { opId: payload.opId, run: () => reviseOperation(payload, runtime) };
-      }
-      default:
-        return undefined;
-    }
+    const name = job.name;
+    if (!isJobName(name)) return undefined;
+    const run = <N extends JobName>(n: N) => {
+      const payload = JOB_CATALOG[n].schema.parse(job.data) as JobData<N>;
+      return { opId: payload.opId, run: () => handlers[n](payload, runtime) };
+    };
+    return run(name);
   };
 
   const processJob = async (job: Job, token?: string) => {

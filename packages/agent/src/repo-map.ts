@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { PathGuard } from '@pullwright/security';
 import { listRepoFiles } from './tools/search.ts';
 
 /** Top-level declarations per language: enough to know where things are, not what they do. */
@@ -83,15 +84,17 @@ export const estimateTokens = (text: string): number => Math.ceil(text.length / 
  * then the deepest directories collapse into one line each. The model reads files on
  * request instead of receiving the whole codebase.
  */
-export async function buildRepoMap(root: string, budgetTokens = 2000): Promise<string> {
-  const files = await listRepoFiles(root);
+export async function buildRepoMap(guard: PathGuard, budgetTokens = 2000): Promise<string> {
+  const files = await listRepoFiles(guard.root);
   const entries: Entry[] = [];
   for (const file of files) {
     let symbols: string[] = [];
     if (LANGUAGE_BY_EXT[path.extname(file)]) {
-      const abs = path.join(root, file);
-      const info = await stat(abs).catch(() => undefined);
-      if (info?.isFile() && info.size <= MAX_SCANNED_BYTES) symbols = extractSymbols(file, await readFile(abs, 'utf8'));
+      // Read through the guard: a symlink out of the worktree is not read (it is still listed).
+      const abs = await guard.resolveForRead(file).catch(() => undefined);
+      const info = abs ? await stat(abs).catch(() => undefined) : undefined;
+      if (info?.isFile() && info.size <= MAX_SCANNED_BYTES)
+        symbols = extractSymbols(file, await readFile(abs!, 'utf8'));
     }
     entries.push({ file, symbols });
   }

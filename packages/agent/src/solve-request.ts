@@ -23,6 +23,8 @@ import type { TranscriptWriter } from './transcript-writer.ts';
 export interface BaselineCheck {
   passed: boolean;
   failingTests: string[];
+  /** `failureFingerprint` of a failing run: what "the same failure" means when no test names are known. */
+  fingerprint?: string;
 }
 
 export interface SolveInput {
@@ -86,14 +88,35 @@ export function trimFailure(output: string): string {
   return output.length <= 4000 ? output : `${output.slice(0, 2500)}\n...\n${output.slice(-1000)}`;
 }
 
-/** Whether a check fails in a way the base commit did not: new failing tests, or a check that passed there. */
+/**
+ * Whether a check fails in a way the base commit did not: new failing tests, a check that
+ * passed there, or (when no test names are known) an output whose fingerprint differs.
+ */
 export function newFailuresOf(run: CheckRun, base: BaselineCheck | undefined): boolean {
   if (run.passed) return false;
   if (!base || base.passed) return true;
   if (run.failingTests.length > 0 && base.failingTests.length > 0)
     return run.failingTests.some((t) => !base.failingTests.includes(t));
-  // Failing on both sides with output we cannot read per test: counted as pre-existing.
+  if (base.fingerprint) return failureFingerprint(run.name, run.output) !== base.fingerprint;
+  // A baseline without a fingerprint (older cache) and output we cannot read per test: pre-existing.
   return false;
+}
+
+/**
+ * The failures that block a change. Every request: failures the base did not have (a check
+ * red on the base with the same failing tests or output — a lint error, a broken build
+ * script — is reported as pre-existing, never a reason to stop). A fix or a debug must also
+ * turn a red `test` check green: that red is the bug it was asked to fix.
+ */
+export function blockingFailures(
+  type: AgentTaskType,
+  runs: readonly CheckRun[],
+  baseline: Record<string, BaselineCheck>,
+): CheckRun[] {
+  const mustTurnGreen = type === 'fix' || type === 'debug';
+  return runs.filter(
+    (run) => newFailuresOf(run, baseline[run.name]) || (mustTurnGreen && run.name === 'test' && !run.passed),
+  );
 }
 
 const MAX_FILE_IN_PROMPT = 40_000;
@@ -119,7 +142,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     summary,
     checks,
     newFailures,
-    preExisting: preExistingOf(checks, input.baseline),
+    preExisting: preExistingOf(checks, newFailures, input.baseline),
     repairs,
   });
   const loop = (
@@ -233,12 +256,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     await input.onPhase?.('verify', { files: changed });
     checks = [];
     for (const name of checkNames) checks.push(await input.context.checks.run(name, input.context.signal));
-    newFailures = checks.filter((c) => newFailuresOf(c, input.baseline[c.name]));
-    if (input.type === 'fix' || input.type === 'debug') {
-      // A fix or a debug must turn the failing check green, not merely avoid new failures.
-      const stillRed = checks.filter((c) => !c.passed && input.baseline[c.name] && !input.baseline[c.name]!.passed);
-      newFailures = [...new Set([...newFailures, ...stillRed])];
-    }
+    newFailures = blockingFailures(input.type, checks, input.baseline);
 
     if (newFailures.length > 0) {
       if (repairs >= maxRepairs) {
@@ -322,9 +340,9 @@ async function filesOf(paths: string[], read: (rel: string) => Promise<string | 
   return parts.length ? `\n\nCurrent files:\n${parts.join('\n\n')}` : '';
 }
 
-function preExistingOf(checks: CheckRun[], baseline: Record<string, BaselineCheck>) {
+function preExistingOf(checks: CheckRun[], blocking: CheckRun[], baseline: Record<string, BaselineCheck>) {
   return checks
-    .filter((c) => !c.passed && baseline[c.name] && !baseline[c.name]!.passed && !newFailuresOf(c, baseline[c.name]))
+    .filter((c) => !c.passed && baseline[c.name] && !baseline[c.name]!.passed && !blocking.includes(c))
     .map((c) => ({ name: c.name, failingTests: c.failingTests }));
 }
 

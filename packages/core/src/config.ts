@@ -41,6 +41,35 @@ export const EnvSchema = z
     LLM_MODEL: optionalText,
     /** tools: the model edits through tool calls; text: whole-file blocks (`^^^path … ^^^end`) for models without tool use. */
     LLM_EDIT_MODE: z.enum(['tools', 'text']).default('tools'),
+    /**
+     * Prices of models the built-in table does not know, USD per million tokens:
+     * `{"qwen3-coder":{"input":0,"output":0}}`. Without a price, a model's calls cannot be
+     * held to MAX_COST_USD, so an operation using it stops with a reason naming this variable.
+     */
+    LLM_PRICES: optionalText.pipe(
+      z
+        .string()
+        .transform((text, ctx) => {
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+            return z.NEVER;
+          }
+        })
+        .pipe(
+          z.record(
+            z.string().min(1),
+            z.object({
+              input: z.number().nonnegative(),
+              output: z.number().nonnegative(),
+              cacheRead: z.number().nonnegative().optional(),
+              cacheWrite: z.number().nonnegative().optional(),
+            }),
+          ),
+        )
+        .optional(),
+    ),
     ANTHROPIC_API_KEY: optionalText,
     ANTHROPIC_BASE_URL: optionalUrl,
     OPENAI_API_KEY: optionalText,
@@ -248,6 +277,11 @@ export interface Config {
     provider: 'anthropic' | 'openai' | 'replay';
     model: string | undefined;
     editMode: 'tools' | 'text';
+    /** LLM_PRICES: USD per million tokens for models the built-in table lacks. */
+    prices: Record<
+      string,
+      { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined }
+    >;
     anthropicApiKey: string | undefined;
     anthropicBaseUrl: string | undefined;
     openaiApiKey: string | undefined;
@@ -336,6 +370,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       provider,
       model: env.LLM_MODEL,
       editMode: env.LLM_EDIT_MODE,
+      prices: env.LLM_PRICES ?? {},
       anthropicApiKey: env.ANTHROPIC_API_KEY,
       anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
       openaiApiKey: env.OPENAI_API_KEY,

@@ -252,15 +252,18 @@ export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, costUsd: 0, wallTimeMs: 0, modelCalls: 0 };
 }
 
-/** `agent/<id>-<slug>`: the slug is for humans, the id makes it unique. */
-export function branchNameFor(op: Pick<Operation, 'id' | 'description'>): string {
+/**
+ * `<prefix><id>-<slug>`: the slug is for humans, the id makes it unique; the prefix is the
+ * repository policy's `branches.prefix` (default `agent/`).
+ */
+export function branchNameFor(op: Pick<Operation, 'id' | 'description'>, prefix = 'agent/'): string {
   const slug = op.description
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40)
     .replace(/-+$/g, '');
-  return `agent/${op.id}${slug ? `-${slug}` : ''}`;
+  return `${prefix}${op.id}${slug ? `-${slug}` : ''}`;
 }
 
 export interface PlanDecision {

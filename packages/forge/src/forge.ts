@@ -63,6 +63,8 @@ export interface Forge {
     options: { expectedHeadSha: string; message: string },
   ): Promise<MergeResult>;
   closePullRequest(repo: string, number: number): Promise<void>;
+  /** Replaces the PR description: every push rewrites it with a verification block signed for the new head. */
+  updatePullRequestBody(repo: string, number: number, body: string): Promise<void>;
   /** Unified diff of the PR against its base (for the dashboard and risk scoring). */
   pullRequestDiff(repo: string, number: number): Promise<string>;
   /** The one progress comment on a PR: created the first time, edited in place afterwards. */

@@ -184,6 +184,16 @@ export class GitHubForge implements Forge {
     }
   }
 
+  async updatePullRequestBody(repo: string, number: number, body: string): Promise<void> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      await api.rest.pulls.update({ owner, repo: name, pull_number: number, body });
+    } catch (err) {
+      throw forgeError(`updating pull request #${number}`, err);
+    }
+  }
+
   async pullRequestDiff(repo: string, number: number): Promise<string> {
     const [owner, name] = splitRepo(repo);
     const api = await this.#api(repo);

@@ -237,6 +237,15 @@ export class LocalForge implements Forge {
       .exec();
   }
 
+  async updatePullRequestBody(repo: string, number: number, body: string): Promise<void> {
+    const raw = await this.options.redis.get(this.#prKey(repo, number));
+    if (!raw) throw new NotFoundError('pull request', `${repo}#${number}`);
+    await this.options.redis.set(
+      this.#prKey(repo, number),
+      JSON.stringify({ ...(JSON.parse(raw) as PullRequest), body }),
+    );
+  }
+
   /** Kept on the PR's record in Redis; there is no conversation to post into. */
   async upsertTrackingComment(repo: string, number: number, body: string): Promise<void> {
     await this.options.redis.set(this.#trackingKey(repo, number), body);

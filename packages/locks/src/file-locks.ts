@@ -89,6 +89,19 @@ export class FileLocks extends LeasedLocks {
     return released.sort();
   }
 
+  /** Who holds each of `paths` now, with the fencing token of their grant; free paths are absent. */
+  async current(repo: string, paths: string[]): Promise<Map<string, { opId: string; token: number }>> {
+    const keys = lockKeys(this.options.prefix, repo);
+    const sorted = normalizePaths(paths);
+    const values = await this.redis.mget(...sorted.map((p) => keys.filePrefix + p));
+    const out = new Map<string, { opId: string; token: number }>();
+    sorted.forEach((p, i) => {
+      const held = parseLockValue(values[i] ?? null);
+      if (held) out.set(p, { opId: held.opId, token: held.token });
+    });
+    return out;
+  }
+
   /** Every live file lock of `repo`, sorted by path. */
   async holders(repo: string): Promise<FileHolder[]> {
     const keys = lockKeys(this.options.prefix, repo);

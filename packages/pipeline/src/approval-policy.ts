@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import {
   type ApprovalRecord,
   InvalidTransitionError,
@@ -81,9 +78,7 @@ export class ApprovalPolicy {
    * operation. A bad file throws `PolicyFileError` naming the field; a requester the
    * repository's stricter `permissions.request` excludes throws `ForbiddenError`.
    */
-  async atClaim(opId: string, worktreeDir: string): Promise<Operation> {
-    const file = path.join(worktreeDir, '.pullwright.yml');
-    const text = existsSync(file) ? await readFile(file, 'utf8') : undefined;
+  async atClaim(opId: string, text: string | undefined): Promise<Operation> {
     const policy = mergePolicies(this.service, text === undefined ? {} : parseRepoPolicy(text));
     const op = await this.deps.store.get(opId);
     assertAuthorized(this.identity(op.requester), 'request', { permissions: policy.permissions });

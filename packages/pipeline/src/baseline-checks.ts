@@ -21,7 +21,8 @@ export class BaselineChecks {
       .update(JSON.stringify(Object.entries(commands).sort()))
       .digest('hex')
       .slice(0, 16);
-    return `${this.prefix}:baseline:{${repo}}:${baseSha}:${digest}`;
+    // v2: entries carry the failure fingerprint that decides "the same failure".
+    return `${this.prefix}:baseline:v2:{${repo}}:${baseSha}:${digest}`;
   }
 
   /** The cached baseline, or `compute()` (run on a checkout of the base commit) stored for next time. */

@@ -25,6 +25,8 @@ export interface DeployerDeps {
   env?: NodeJS.ProcessEnv;
   deployments?: DeploymentForge;
   sleep?: (ms: number) => Promise<void>;
+  /** Hands a started deploy to a worker (the `deploy` job); it calls `followUp`. */
+  enqueue: (job: { opId: string; startedAt: string }) => Promise<unknown>;
 }
 
 type Deploy = NonNullable<Policy['deploy']>;
@@ -47,15 +49,34 @@ export class Deployer {
     const op = await this.deps.store.get(opId);
     const deploy = this.deps.policyOf(op).deploy;
     if (op.status !== 'merged' || !deploy?.on_merge) return undefined;
-    return this.run(await this.begin(opId, 'merge'), deploy);
+    return this.#handOver(await this.begin(opId, 'merge'));
   }
 
-  /** `/deploy`: marks the deploy started and follows it in the background; returns at once. */
+  /** `/deploy`: marks the deploy started and hands it to a worker; returns at once. */
   async start(opId: string, by: string): Promise<Operation> {
-    const op = await this.begin(opId, by);
-    const deploy = this.deps.policyOf(op).deploy!;
-    void this.run(op, deploy).catch((err) => this.deps.logger.error({ err, opId }, 'deploy crashed'));
+    return this.#handOver(await this.begin(opId, by));
+  }
+
+  async #handOver(op: Operation): Promise<Operation> {
+    await this.deps.enqueue({ opId: op.id, startedAt: op.deploy!.startedAt });
     return op;
+  }
+
+  /**
+   * The `deploy` job: trigger the target, follow it, roll back on failure. A deploy already
+   * finished (a retried job) is left as it is.
+   */
+  async followUp(opId: string): Promise<Operation> {
+    const op = await this.deps.store.get(opId);
+    if (op.deploy?.status !== 'running') return op;
+    const deploy = this.deps.policyOf(op).deploy;
+    if (!deploy) return this.fail(opId, `no deploy is configured for ${op.repo}`);
+    return this.run(op, deploy);
+  }
+
+  /** Ends a running deploy with a reason (the deploy job stopped on an error of its own). */
+  fail(opId: string, reason: string): Promise<Operation> {
+    return this.finish(opId, { status: 'failed', error: reason }, { step: 'finished', status: 'failed', reason });
   }
 
   private async begin(opId: string, by: string): Promise<Operation> {

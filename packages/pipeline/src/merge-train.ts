@@ -4,7 +4,9 @@ import type { GitAuth } from '@pullwright/security';
 import { gitClient } from '@pullwright/workspace';
 import { tokenHolder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
-import { detectRepoCommands, RepoChecks, refusedCheck } from './repo-checks.ts';
+import { detectRepoCommands, RepoChecks, type RepoCommands } from './repo-checks.ts';
+import { checkEvent } from './steps/check-events.ts';
+import { installDependencies } from './steps/install-dependencies.ts';
 
 export type MergeTrainDeps = Pick<
   PipelineDeps,
@@ -100,36 +102,27 @@ export async function isBaseMergeOf(
   return lines[0].trim() === (await revParse(git, `${head}^{tree}`));
 }
 
-/** Install (the one networked step) and every check, on the merged tree's own configuration. */
+/** Install (the one networked step) and every check, as the approved base configured them. */
 async function runChecks(
   op: Operation,
   dir: string,
   deps: MergeTrainDeps,
 ): Promise<{ runs: CheckRun[] } | { reason: string }> {
-  const commands = detectRepoCommands(dir);
-  const refused = refusedCheck(commands);
-  if (refused) return { reason: refused };
-  if (commands.install) {
-    const r = await deps.runner.run({
-      command: commands.install,
-      cwd: dir,
-      root: dir,
-      timeoutMs: deps.checkTimeoutMs,
-      network: true,
-    });
-    if (r.exitCode !== 0)
-      return { reason: `dependency install (${commands.install}) failed:\n${clip(r.output, deps)}` };
+  let commands: RepoCommands;
+  try {
+    commands = await detectRepoCommands(
+      (file) => deps.workspace.readAt(op.repo, op.baseSha ?? 'HEAD', file),
+      deps.checkTimeoutMs,
+    );
+    await installDependencies(deps.runner, commands.install, dir, deps.redactor);
+  } catch (err) {
+    return { reason: (err as Error).message };
   }
-  const checks = new RepoChecks(dir, commands.checks, deps.runner, deps.checkTimeoutMs, (run) =>
-    deps.events
-      .append(op.id, 'check', {
-        name: run.name,
-        passed: run.passed,
-        exitCode: run.exitCode,
-        durationMs: run.durationMs,
-        step: 'base_merge',
-      })
-      .then(() => undefined),
+  const checks = new RepoChecks(
+    dir,
+    commands.checks,
+    deps.runner,
+    checkEvent(deps.events, op.id, { step: 'base_merge' }),
   );
   const runs: CheckRun[] = [];
   for (const name of checks.names()) {

@@ -1,8 +1,8 @@
-import type { BudgetLimits, BudgetTracker, CheckRun, ModelUsage } from '@pullwright/agent';
-import { truncateOutput } from '@pullwright/agent';
+import { type BudgetLimits, BudgetTracker, type CheckRun, type ModelUsage, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, Operation } from '@pullwright/core';
 import type { OperationStore } from '@pullwright/queue';
 import type { Redactor } from '@pullwright/security';
+import type { PipelineDeps } from './pipeline-deps.ts';
 
 /** Service defaults, tightened or loosened per request where the request says so. */
 export function budgetLimits(defaults: BudgetLimits, overrides: Operation['budget']): BudgetLimits {
@@ -19,7 +19,7 @@ export function budgetLimits(defaults: BudgetLimits, overrides: Operation['budge
  * which may be after the operation moved on (a revision's cleanup runs after its
  * awaiting_approval) — a shared token would be revoked under the next job's feet.
  */
-export function tokenHolder(opId: string, job: 'run' | 'revise' | 'merge'): string {
+export function tokenHolder(opId: string, job: 'run' | 'revise' | 'merge' | 'deploy'): string {
   return `${opId}/${job}`;
 }
 
@@ -43,12 +43,26 @@ export function tightestBudget(
 }
 
 /**
- * Adds one model call's tokens and cost to the operation, so dashboards and budgets stay
- * current. Wall time is what this run has spent on top of what earlier runs (a revision) had.
+ * The operation's budget for this job: its limits (service defaults, the request's own,
+ * never looser than the repository policy's), starting from what the operation has already
+ * spent, so neither a crash-resume nor a revision gets a fresh budget.
  */
-export function usageRecorder(store: OperationStore, op: Operation, budget: BudgetTracker) {
-  const opId = op.id;
-  const earlierWallMs = op.usage.wallTimeMs;
+export function operationBudget(
+  deps: Pick<PipelineDeps, 'budget' | 'prices'>,
+  op: Operation,
+  policy: Parameters<typeof tightestBudget>[1],
+  now?: () => number,
+): BudgetTracker {
+  const u = op.usage;
+  return new BudgetTracker(tightestBudget(budgetLimits(deps.budget, op.budget), policy), {
+    spent: { turns: u.modelCalls, tokens: u.inputTokens + u.outputTokens, costUsd: u.costUsd, wallMs: u.wallTimeMs },
+    prices: deps.prices,
+    ...(now ? { now } : {}),
+  });
+}
+
+/** Adds one model call's tokens and cost to the operation, so dashboards and budgets stay current. */
+export function usageRecorder(store: OperationStore, opId: string, budget: BudgetTracker) {
   return async (u: ModelUsage, costUsd: number): Promise<void> => {
     await store.update(
       opId,
@@ -58,7 +72,8 @@ export function usageRecorder(store: OperationStore, op: Operation, budget: Budg
           inputTokens: cur.usage.inputTokens + u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens,
           outputTokens: cur.usage.outputTokens + u.outputTokens,
           costUsd: cur.usage.costUsd + costUsd,
-          wallTimeMs: earlierWallMs + budget.spent.wallMs,
+          // The tracker's wall time already includes what earlier jobs of the operation spent.
+          wallTimeMs: budget.spent.wallMs,
           modelCalls: cur.usage.modelCalls + 1,
         },
       }),

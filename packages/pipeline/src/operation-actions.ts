@@ -1,6 +1,6 @@
 import { type Operation, PullwrightError } from '@pullwright/core';
 import type { Action } from '@pullwright/policy';
-import type { CodeQueue, NewOperation, OperationStore } from '@pullwright/queue';
+import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
 import type { Deployer } from './deploy-operation.ts';
 
@@ -71,6 +71,26 @@ export class OperationActions {
       from: op.status,
       to: 'cancelled',
     });
+  }
+
+  /**
+   * A revision (a review, a `/pullwright` comment, a change request from Slack or the
+   * dashboard): the caller needs the `revise` permission of the operation's policy, then one
+   * revise job per request id. Returns the job id.
+   */
+  async revise(id: string, by: Caller, payload: Omit<ReviseJobPayload, 'opId'>): Promise<string> {
+    this.policy.authorize(by, 'revise', await this.store.get(id));
+    return this.queue.add('revise', { ...payload, opId: id });
+  }
+
+  /**
+   * A message to a running operation (Slack thread, dashboard, REST) steers the model: the
+   * same `revise` permission as asking for a revision.
+   */
+  async steer(id: string, by: Caller): Promise<Operation> {
+    const op = await this.store.get(id);
+    this.policy.authorize(by, 'revise', op);
+    return op;
   }
 
   /** `/deploy`: a deployer starts the configured deploy of a merged operation; it runs in the background. */

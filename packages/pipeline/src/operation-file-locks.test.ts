@@ -41,4 +41,34 @@ describe('OperationFileLocks', () => {
       await locks.close();
     }
   });
+
+  it('fences a push: a lock that expired and went to another operation is a stale token, and the push is refused', async () => {
+    const locks = new FileLocks(redis, { prefix: `t${randomBytes(6).toString('hex')}` });
+    try {
+      const mine = new OperationFileLocks(locks, 'acme/app', 'mine', silentLogger());
+      await mine.lockForWrite('src/a.ts');
+      // Not locked before: a file a check wrote, or one a retried job finds changed, is locked now.
+      await mine.fence(['src/a.ts', 'src/new.ts']);
+      expect((await locks.holders('acme/app')).map((h) => [h.path, h.opId])).toEqual([
+        ['src/a.ts', 'mine'],
+        ['src/new.ts', 'mine'],
+      ]);
+
+      // Our lease ran out (the release stands in for the expiry) and another operation took the file.
+      await locks.release('acme/app', 'mine');
+      expect((await locks.acquire('acme/app', ['src/a.ts'], { opId: 'other' })).ok).toBe(true);
+      await expect(mine.fence(['src/a.ts'])).rejects.toMatchObject({
+        code: 'conflict',
+        message: expect.stringMatching(
+          /lock on src\/a\.ts was lost \(fencing token \d+ is stale, now held by operation other/,
+        ),
+      });
+
+      // Free again, yet re-granted to us would carry a newer token: still refused, never silently re-taken.
+      await locks.release('acme/app', 'other');
+      await expect(mine.fence(['src/a.ts'])).rejects.toThrow(/fencing token \d+ is stale, now free/);
+    } finally {
+      await locks.close();
+    }
+  });
 });

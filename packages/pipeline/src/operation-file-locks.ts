@@ -16,7 +16,8 @@ export interface HeldBy {
  * locked at its first write. The lease is renewed while the job lives and released at its end.
  */
 export class OperationFileLocks {
-  readonly #held = new Set<string>();
+  /** Each file this job holds, with the fencing token of the grant that gave it. */
+  readonly #held = new Map<string, number>();
   #keeper: LeaseKeeper | undefined;
 
   constructor(
@@ -44,13 +45,11 @@ export class OperationFileLocks {
     return freed;
   }
 
-  /** Starts renewing; a lease lost to expiry is logged and that file must be locked again before a write. */
+  /** Starts renewing; a lease lost to expiry is logged, and the next push is refused (see `fence`). */
   keep(): void {
     this.#keeper ??= this.locks.keep(this.repo, this.opId, {
-      onLost: (lost) => {
-        for (const p of lost) this.#held.delete(p);
-        this.logger.warn({ opId: this.opId, lost }, 'file lock lease lost');
-      },
+      // A lost lease stays in #held with its old token: `fence` then refuses the push.
+      onLost: (lost) => this.logger.warn({ opId: this.opId, lost }, 'file lock lease lost'),
       onError: (err) => this.logger.warn({ err, opId: this.opId }, 'file lock renewal failed'),
     });
   }
@@ -73,7 +72,7 @@ export class OperationFileLocks {
         },
       );
     }
-    this.#held.add(path);
+    this.#held.set(path, grant.token);
   }
 
   /**
@@ -96,7 +95,7 @@ export class OperationFileLocks {
       await hooks.shouldStop();
       const grant = await this.locks.acquire(this.repo, wanted, { opId: this.opId });
       if (grant.ok) {
-        for (const p of grant.paths) this.#held.add(p);
+        for (const p of grant.paths) this.#held.set(p, grant.token);
         await hooks.onAcquired(waited);
         return;
       }
@@ -113,6 +112,30 @@ export class OperationFileLocks {
         );
       } catch (err) {
         if (!(err instanceof LockWaitError)) throw err;
+      }
+    }
+  }
+
+  /**
+   * Before a push: every file the change touches must be locked by this operation under the
+   * token this job was granted. A file first seen here (a retried job, or a file a check
+   * wrote) is locked now; a lock that expired and was granted again since — to anyone — has
+   * a newer token, and the push is refused rather than racing the new holder.
+   */
+  async fence(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    for (const p of paths) if (!this.#held.has(p)) await this.lockForWrite(p);
+    const now = await this.locks.current(this.repo, paths);
+    for (const p of paths) {
+      const mine = this.#held.get(p);
+      const held = now.get(p);
+      if (!held || held.opId !== this.opId || held.token !== mine) {
+        const who = held ? `now held by operation ${held.opId} with token ${held.token}` : 'now free';
+        throw new PullwrightError(
+          'conflict',
+          `the lock on ${p} was lost (fencing token ${mine} is stale, ${who}); not pushing a change another operation may be making`,
+          { path: p },
+        );
       }
     }
   }

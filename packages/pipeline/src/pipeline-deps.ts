@@ -1,4 +1,4 @@
-import type { ModelProvider } from '@pullwright/agent';
+import type { ModelProvider, PriceTable } from '@pullwright/agent';
 import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { BranchRegistry, FileLocks, MergeLock } from '@pullwright/locks';
@@ -26,9 +26,12 @@ export interface PipelineDeps {
   createProvider: (op: Operation) => ModelProvider;
   transcriptsDir: string;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
+  /** Model prices: the built-in table with LLM_PRICES on top (an unpriced model cannot be held to a cost cap). */
+  prices: PriceTable;
   maxRepairs: number;
   editMode: 'tools' | 'text';
   repoMapTokens: number;
+  /** CHECK_TIMEOUT_MS: the ceiling of every check's timeout (a check's own default is 60 or 180 s). */
   checkTimeoutMs: number;
   /** How long a plan waits for Start / Modify (PLAN_CONFIRMATION_TIMEOUT_MS; 1 h when unset). */
   planConfirmationTimeoutMs?: number;

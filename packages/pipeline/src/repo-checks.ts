@@ -1,20 +1,26 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent';
 import { ValidationError } from '@pullwright/core';
-import { CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
+import { type CommandKind, CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
+/** A command as `.pullwright.yml` may write it: the line, or the line with its own timeout. */
+const CommandEntry = z.union([
+  z.string().min(1).max(500),
+  z.strictObject({
+    command: z.string().min(1).max(500),
+    /** Overrides the default (install and test 180 s, others 60 s); never above CHECK_TIMEOUT_MS. */
+    timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
+  }),
+]);
+
 /** The part of `.pullwright.yml` the pipeline reads: how to install, check and lint. */
 const RepoConfigFile = z.object({
-  checks: z
-    .record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), z.string().min(1).max(500))
-    .optional(),
+  checks: z.record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), CommandEntry).optional(),
   /** Dependency install, the one command allowed network (to package registries). */
-  install: z.string().min(1).max(500).optional(),
+  install: CommandEntry.optional(),
   /** Lints one file after each edit; `{file}` is replaced by the path. */
   lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
 });
@@ -22,9 +28,15 @@ const RepoConfigFile = z.object({
 /** Scripts from package.json we treat as checks, in the order they usually run. */
 const PACKAGE_SCRIPTS = ['typecheck', 'lint', 'test', 'build'] as const;
 
+/** One command the pipeline runs for a repository, with the timeout it gets. */
+export interface RepoCommand {
+  command: string;
+  timeoutMs: number;
+}
+
 export interface RepoCommands {
-  checks: Record<string, string>;
-  install?: string;
+  checks: Record<string, RepoCommand>;
+  install?: RepoCommand;
   lintFile?: string;
 }
 
@@ -34,20 +46,25 @@ interface PackageJson {
   devDependencies?: Record<string, string>;
 }
 
-function readPackageJson(root: string): PackageJson | undefined {
-  const file = path.join(root, 'package.json');
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as PackageJson) : undefined;
-}
+/** Reads a file of the repository as of the commit the commands come from; undefined when absent. */
+export type RepoFileReader = (file: string) => Promise<string | undefined>;
+
+type Entry = z.infer<typeof CommandEntry>;
+const lineOf = (e: Entry) => (typeof e === 'string' ? e : e.command);
 
 /**
  * How to install, check and lint a repository: `.pullwright.yml` when it says (the team's
- * explicit word), else what package.json implies.
+ * explicit word), else what package.json implies. Read from the base commit, never from the
+ * worktree: a change the model makes must not choose the checks it is judged by. Every
+ * command passes the command policy here (servers and watchers are refused, whatever the
+ * file says) and gets its timeout: the file's `timeout_ms`, else the policy's default for
+ * its kind (install and test 180 s, others 60 s), never above `ceilingMs` (CHECK_TIMEOUT_MS).
  */
-export function detectRepoCommands(root: string): RepoCommands {
-  const configFile = path.join(root, '.pullwright.yml');
+export async function detectRepoCommands(read: RepoFileReader, ceilingMs: number): Promise<RepoCommands> {
+  const configText = await read('.pullwright.yml');
   let config: z.infer<typeof RepoConfigFile> = {};
-  if (existsSync(configFile)) {
-    const parsed = RepoConfigFile.safeParse(parseYaml(readFileSync(configFile, 'utf8')) ?? {});
+  if (configText !== undefined) {
+    const parsed = RepoConfigFile.safeParse(parseYaml(configText) ?? {});
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({
         field: ['.pullwright.yml', ...i.path].join('.'),
@@ -60,60 +77,89 @@ export function detectRepoCommands(root: string): RepoCommands {
     }
     config = parsed.data;
   }
-  const pkg = readPackageJson(root);
-  const checks: Record<string, string> = {};
-  if (config.checks && Object.keys(config.checks).length > 0) Object.assign(checks, config.checks);
+  const pkgText = await read('package.json');
+  const pkg = pkgText === undefined ? undefined : (JSON.parse(pkgText) as PackageJson);
+  const entries: Record<string, Entry> = {};
+  if (config.checks && Object.keys(config.checks).length > 0) Object.assign(entries, config.checks);
   else if (pkg?.scripts) {
     for (const name of PACKAGE_SCRIPTS)
-      if (pkg.scripts[name]) checks[name] = name === 'test' ? 'npm test' : `npm run ${name}`;
+      if (pkg.scripts[name]) entries[name] = name === 'test' ? 'npm test' : `npm run ${name}`;
   }
-  const hasDeps = Object.keys({ ...pkg?.dependencies, ...pkg?.devDependencies }).length > 0;
-  const install =
+  const deps = { ...pkg?.dependencies, ...pkg?.devDependencies };
+  const hasDeps = Object.keys(deps).length > 0;
+  const install: Entry | undefined =
     config.install ??
-    (hasDeps && existsSync(path.join(root, 'package-lock.json'))
+    (hasDeps && (await read('package-lock.json')) !== undefined
       ? 'npm ci --no-audit --no-fund'
       : hasDeps
         ? 'npm install --no-audit --no-fund'
         : undefined);
-  const devDeps = { ...pkg?.dependencies, ...pkg?.devDependencies };
   const lintFile =
     config.lint_file ??
-    (devDeps.eslint
+    (deps.eslint
       ? 'npx --no-install eslint --no-color {file}'
-      : devDeps['@biomejs/biome']
+      : deps['@biomejs/biome']
         ? 'npx --no-install biome lint --colors=off {file}'
         : undefined);
-  return { checks, ...(install ? { install } : {}), ...(lintFile ? { lintFile } : {}) };
-}
 
-/**
- * Why one of the repository's checks may not run, or undefined when all may. Servers and
- * watchers never run, even when the repository's config names them as checks.
- */
-export function refusedCheck(commands: RepoCommands): string | undefined {
-  const entries = Object.entries(commands.checks);
   const policy = new CommandPolicy({
-    checks: [...entries, ...(commands.install ? [['install', commands.install] as const] : [])].map(
-      ([name, command]) => ({ name, command }),
-    ),
+    checks: [
+      ...Object.entries(entries).map(([name, e]) => ({ name, command: lineOf(e), ...kindOf(name) })),
+      ...(install ? [{ name: 'install', command: lineOf(install), kind: 'install' as const }] : []),
+      ...(lintFile ? [{ name: 'lint_file', command: lintFile }] : []),
+    ],
   });
-  for (const [name, command] of entries) {
+  const decide = (name: string, e: Entry): RepoCommand => {
+    let timeoutMs: number;
     try {
-      policy.check(command);
+      timeoutMs = policy.check(lineOf(e)).timeoutMs;
     } catch (err) {
-      return `check "${name}" cannot run: ${(err as Error).message}`;
+      throw new ValidationError(
+        `${name === 'install' ? 'the install step' : `check "${name}"`} cannot run: ${(err as Error).message}`,
+        [
+          {
+            field: `.pullwright.yml.${name === 'install' ? 'install' : `checks.${name}`}`,
+            reason: (err as Error).message,
+          },
+        ],
+      );
+    }
+    const own = typeof e === 'string' ? undefined : e.timeout_ms;
+    return { command: lineOf(e), timeoutMs: Math.min(own ?? timeoutMs, ceilingMs) };
+  };
+  const checks = Object.fromEntries(Object.entries(entries).map(([name, e]) => [name, decide(name, e)]));
+  if (lintFile) {
+    try {
+      policy.check(lintFile);
+    } catch (err) {
+      throw new ValidationError(`lint_file cannot run: ${(err as Error).message}`, [
+        { field: '.pullwright.yml.lint_file', reason: (err as Error).message },
+      ]);
     }
   }
-  return undefined;
+  return {
+    checks,
+    ...(install ? { install: decide('install', install) } : {}),
+    ...(lintFile ? { lintFile } : {}),
+  };
+}
+
+/** A check named `test` is the test suite whatever its command (180 s by default). */
+function kindOf(name: string): { kind?: CommandKind } {
+  return name === 'test' ? { kind: 'test' } : {};
+}
+
+/** The command lines alone: what a cached baseline is keyed by (with the timeouts). */
+export function commandLines(commands: RepoCommands): Record<string, string> {
+  return Object.fromEntries(Object.entries(commands.checks).map(([n, c]) => [n, `${c.command}\u0000${c.timeoutMs}`]));
 }
 
 /** Runs a repository's checks through the sandbox runner; what the `run_check` tool and verify use. */
 export class RepoChecks implements CheckRunner {
   constructor(
     private readonly root: string,
-    private readonly commands: Record<string, string>,
+    private readonly commands: Record<string, RepoCommand>,
     private readonly runner: CommandRunner,
-    private readonly timeoutMs: number,
     private readonly onRun?: (run: CheckRun) => Promise<void>,
   ) {}
 
@@ -122,12 +168,12 @@ export class RepoChecks implements CheckRunner {
   }
 
   async run(name: string, signal?: AbortSignal): Promise<CheckRun> {
-    const command = this.commands[name];
-    if (!command) throw new ValidationError(`no check named ${name}`, [{ field: 'name', reason: 'unknown check' }]);
+    const spec = this.commands[name];
+    if (!spec) throw new ValidationError(`no check named ${name}`, [{ field: 'name', reason: 'unknown check' }]);
     const result = await this.runner.run({
-      command,
+      command: spec.command,
       cwd: this.root,
-      timeoutMs: this.timeoutMs,
+      timeoutMs: spec.timeoutMs,
       ...(signal ? { signal } : {}),
     });
     // Paths relative to the repository: shorter for the model, and equal across worktrees
@@ -135,7 +181,7 @@ export class RepoChecks implements CheckRunner {
     const output = result.output.replaceAll(`${this.root}/`, '');
     const run: CheckRun = {
       name,
-      command,
+      command: spec.command,
       passed: result.exitCode === 0,
       exitCode: result.exitCode,
       durationMs: result.durationMs,

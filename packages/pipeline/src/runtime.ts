@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
+import {
+  createModelProvider,
+  loadReplayTranscript,
+  type ModelProvider,
+  priceTableWith,
+  ReplayProvider,
+} from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
 import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
@@ -127,6 +133,7 @@ export async function createRuntime(
     redactor,
     policyOf: (op) => approvalPolicy.policyOf(op),
     webhookSecret: config.deployWebhookSecret,
+    enqueue: (job) => queue.add('deploy', job),
   });
   return {
     config,
@@ -146,6 +153,7 @@ export async function createRuntime(
     createProvider,
     transcriptsDir: path.join(config.dataDir, 'transcripts'),
     budget: config.budget,
+    prices: priceTableWith(config.llm.prices),
     maxRepairs: config.maxRepairs,
     editMode: config.llm.editMode,
     repoMapTokens: config.repoMapTokens,

@@ -1,7 +1,7 @@
 import { ValidationError } from '@pullwright/core';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { CODE_OPERATIONS_QUEUE, JOB_SCHEMAS, type JobName, type JobPayload } from './job-schemas.ts';
+import { CODE_OPERATIONS_QUEUE, JOB_CATALOG, type JobName, type JobPayload } from './job-schemas.ts';
 
 /**
  * BullMQ's keys for this deployment. The `{…}` hash tag keeps every queue key in one Redis
@@ -11,12 +11,9 @@ export function bullPrefix(prefix: string): string {
   return `{${prefix}}:bull`;
 }
 
-/** Kept so a duplicate enqueue within a day is still recognised as a duplicate. */
-const KEEP_COMPLETED = { age: 24 * 3600, count: 5000 };
-
 /**
- * Enqueues code operation jobs. The job id is derived from the operation (and for merges,
- * the approved sha), so enqueuing the same thing twice is a no-op in BullMQ.
+ * Enqueues code operation jobs, each as the job catalog says (schema, id, options): the id
+ * is derived from the payload, so enqueuing the same thing twice is a no-op in BullMQ.
  */
 export class CodeQueue {
   readonly queue: Queue;
@@ -25,25 +22,19 @@ export class CodeQueue {
     this.queue = new Queue(CODE_OPERATIONS_QUEUE, { connection, prefix: bullPrefix(prefix) });
   }
 
-  static jobId<N extends JobName>(name: N, payload: JobPayload<N>): string {
-    return name === 'merge'
-      ? `${payload.opId}-merge-${(payload as JobPayload<'merge'>).headSha.slice(0, 12)}`
-      : payload.opId;
-  }
-
-  async add<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void> {
-    const parsed = JOB_SCHEMAS[name].safeParse(payload);
+  /** Validates and enqueues; returns the job id. */
+  async add<N extends JobName>(name: N, payload: JobPayload<N>): Promise<string> {
+    const spec = JOB_CATALOG[name];
+    const parsed = spec.schema.safeParse(payload);
     if (!parsed.success) {
       throw new ValidationError(
         `invalid ${name} job`,
         parsed.error.issues.map((i) => ({ field: i.path.join('.'), reason: i.message })),
       );
     }
-    await this.queue.add(name, parsed.data, {
-      jobId: CodeQueue.jobId(name, payload),
-      removeOnComplete: KEEP_COMPLETED,
-      removeOnFail: KEEP_COMPLETED,
-    });
+    const jobId = (spec.jobId as (p: unknown) => string)(parsed.data);
+    await this.queue.add(name, parsed.data, { ...spec.options, jobId });
+    return jobId;
   }
 
   /** Removes a job that has not started; true when it was removed. */

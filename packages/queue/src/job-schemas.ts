@@ -1,14 +1,13 @@
+import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
-/** The queue every code operation job goes through: runs, revisions and merges. */
+/** The queue every code operation job goes through: runs, revisions, merges and deploys. */
 export const CODE_OPERATIONS_QUEUE = 'code-operations';
 
 export const RunJob = z.object({ opId: z.string().min(1) });
 export const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().min(7) });
-
-export const JOB_SCHEMAS = { run: RunJob, merge: MergeJob } as const;
-export type JobName = keyof typeof JOB_SCHEMAS;
-export type JobPayload<N extends JobName> = z.infer<(typeof JOB_SCHEMAS)[N]>;
+/** Follows a deploy the operation recorded as started (`deploy.startedAt` names it). */
+export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
 
 /** One piece of review feedback a revision answers: a review's body, an inline comment, or a `/pullwright` comment. */
 export const ReviewFeedback = z.object({
@@ -21,12 +20,7 @@ export const ReviewFeedback = z.object({
 });
 export type ReviewFeedback = z.infer<typeof ReviewFeedback>;
 
-/**
- * Review feedback on an operation's PR → a new commit on the same branch. Kept out of
- * `JOB_SCHEMAS`: `CodeQueue.jobId` would give it the run job's id (the operation id) and
- * BullMQ would drop it as a duplicate; `enqueueRevision` (pipeline) adds it with
- * `reviseJobId` instead.
- */
+/** Review feedback on an operation's PR → a new commit on the same branch. */
 export const ReviseJob = z.object({
   opId: z.string().min(1),
   /** What asked for it (the webhook delivery id): the same request revises once. */
@@ -37,6 +31,56 @@ export const ReviseJob = z.object({
 });
 export type ReviseJobPayload = z.input<typeof ReviseJob>;
 
-export function reviseJobId(payload: Pick<ReviseJobPayload, 'opId' | 'requestId'>): string {
-  return `${payload.opId}-revise-${payload.requestId}`;
+/** Kept so a duplicate enqueue within a day is still recognised as a duplicate. */
+const KEEP = { age: 24 * 3600, count: 5000 };
+
+interface CatalogEntry<S extends z.ZodType> {
+  schema: S;
+  /** The BullMQ job id: enqueuing the same thing twice is a no-op. */
+  jobId(payload: z.infer<S>): string;
+  options: JobsOptions;
 }
+
+const entry = <S extends z.ZodType>(e: CatalogEntry<S>) => e;
+
+/**
+ * Every job of the queue: its payload schema (checked at enqueue and again in the worker),
+ * its id rule and its options. `CodeQueue.add` and the worker's dispatch both derive from
+ * it, so a job type cannot be enqueued one way and read another.
+ */
+export const JOB_CATALOG = {
+  /** A new operation: claim → prepare → … → PR. One per operation. */
+  run: entry({ schema: RunJob, jobId: (p) => p.opId, options: { removeOnComplete: KEEP, removeOnFail: KEEP } }),
+  /**
+   * One per request (delivery id). A revision waits for a busy operation (a run or another
+   * revision holds the branch): retried with backoff (1 s … ~17 min over 10 attempts) rather
+   * than merged into the running work, so every review gets its own commit and reply table.
+   */
+  revise: entry({
+    schema: ReviseJob,
+    jobId: (p) => `${p.opId}-revise-${p.requestId}`,
+    options: {
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: KEEP,
+      removeOnFail: KEEP,
+    },
+  }),
+  /** One per approved head: a new approval of a new head is a new merge. */
+  merge: entry({
+    schema: MergeJob,
+    jobId: (p) => `${p.opId}-merge-${p.headSha.slice(0, 12)}`,
+    options: { removeOnComplete: KEEP, removeOnFail: KEEP },
+  }),
+  /** One per deploy started. */
+  deploy: entry({
+    schema: DeployJob,
+    jobId: (p) => `${p.opId}-deploy-${p.startedAt.replace(/[^0-9]/g, '')}`,
+    options: { removeOnComplete: KEEP, removeOnFail: KEEP },
+  }),
+} as const;
+
+export type JobName = keyof typeof JOB_CATALOG;
+export type JobData<N extends JobName> = z.infer<(typeof JOB_CATALOG)[N]['schema']>;
+export type JobPayload<N extends JobName> = z.input<(typeof JOB_CATALOG)[N]['schema']>;
+export const JOB_NAMES = Object.keys(JOB_CATALOG) as JobName[];

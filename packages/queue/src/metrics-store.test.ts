@@ -53,28 +53,32 @@ describe('stepDurations', () => {
     data,
   });
 
-  it('measures prepare, started/finished pairs and publish from one attempt', () => {
+  it('measures every step the job frame marked started and finished', () => {
     const events = [
       at(1_000, 'status', { to: 'running', step: 'claim' }),
-      at(3_000, 'step', { step: 'prepare' }),
-      at(3_100, 'step', { step: 'agent', state: 'started' }),
+      at(1_000, 'step', { step: 'prepare', state: 'started' }),
+      at(3_500, 'step', { step: 'prepare', state: 'finished', durationMs: 2500 }),
+      at(3_500, 'step', { step: 'agent', state: 'started' }),
       at(4_000, 'tool_call', { name: 'edit_file' }),
-      at(13_100, 'step', { step: 'agent', state: 'finished' }),
-      at(13_200, 'step', { step: 'verify', state: 'started' }),
-      at(15_200, 'step', { step: 'verify', state: 'finished' }),
-      at(16_000, 'step', { step: 'push' }),
-      at(16_700, 'status', { to: 'awaiting_approval' }),
+      at(13_500, 'step', { step: 'agent', state: 'finished' }),
+      at(13_500, 'step', { step: 'publish', state: 'started' }),
+      at(14_000, 'step', { step: 'push', headSha: 'abc' }),
+      at(15_000, 'step', { step: 'publish', state: 'finished' }),
+      at(15_100, 'step', { step: 'release' }),
     ];
-    expect(stepDurations(events, 500)).toEqual([
+    expect(stepDurations(events)).toEqual([
       { step: 'prepare', seconds: 2.5 },
       { step: 'agent', seconds: 10 },
-      { step: 'verify', seconds: 2 },
       { step: 'publish', seconds: 1.5 },
     ]);
   });
 
   it('leaves out a step the attempt did not finish', () => {
-    const events = [at(2_000, 'step', { step: 'prepare' }), at(2_500, 'step', { step: 'agent', state: 'started' })];
-    expect(stepDurations(events, 1_000)).toEqual([{ step: 'prepare', seconds: 1 }]);
+    const events = [
+      at(1_000, 'step', { step: 'prepare', state: 'started' }),
+      at(2_000, 'step', { step: 'prepare', state: 'finished' }),
+      at(2_500, 'step', { step: 'agent', state: 'started' }),
+    ];
+    expect(stepDurations(events)).toEqual([{ step: 'prepare', seconds: 1 }]);
   });
 });

@@ -12,7 +12,7 @@ export interface SlackActions {
   reject(id: string, by: By, reason?: string): Promise<Operation>;
   cancel(id: string, by: By): Promise<Operation>;
   /** Throws a typed refusal naming the missing role when `by` may not do `action`. */
-  authorize(id: string | undefined, by: By, action: 'request'): Promise<void>;
+  authorize(id: string | undefined, by: By, action: 'request' | 'revise'): Promise<void>;
 }
 
 export interface SlackSettings {

@@ -52,6 +52,15 @@ export class SlackEventHandler {
     }
     const text = e.text.trim().slice(0, 10_000);
     if (!text) return { kind: 'ignored', why: 'empty' };
+    // Steering the model is revising: the repository policy's `permissions.revise` decides.
+    try {
+      await this.deps.actions.authorize(opId, { user: e.user, source: 'slack' }, 'revise');
+    } catch (err) {
+      if (!(isPullwrightError(err) && err.code === 'forbidden')) throw err;
+      if (this.deps.client.hasBot)
+        await this.deps.client.postEphemeral(e.channel, e.user, this.deps.messages.notice(err.message));
+      return { kind: 'ignored', why: err.message };
+    }
     await this.deps.inbox.push(opId, { from: e.user, source: 'slack', text });
     return { kind: 'delivered', opId };
   }

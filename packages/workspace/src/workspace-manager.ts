@@ -13,6 +13,8 @@ export interface PrepareRequest {
   baseBranch: string;
   branch: string;
   auth?: GitAuth;
+  /** False when the caller has just synced the mirror (`syncMirror`): one fetch per job, not two. */
+  fetch?: boolean;
 }
 
 export interface PreparedWorkspace {
@@ -94,7 +96,8 @@ export class WorkspaceManager {
    * existing one when a retried job comes back (its work is kept, not redone).
    */
   async prepare(req: PrepareRequest): Promise<PreparedWorkspace> {
-    const mirror = await this.syncMirror(req.repo, req.cloneUrl, req.auth);
+    const mirror =
+      req.fetch === false ? this.mirrorDir(req.repo) : await this.syncMirror(req.repo, req.cloneUrl, req.auth);
     const git = gitClient(mirror);
     const baseRef = `refs/remotes/origin/${req.baseBranch}`;
     const baseSha = (await git.raw(['rev-parse', '--verify', '--quiet', `${baseRef}^{commit}`]).catch(() => '')).trim();
@@ -124,6 +127,21 @@ export class WorkspaceManager {
       }
       return { dir, branch: req.branch, baseSha, resumed: Boolean(local || remote) };
     });
+  }
+
+  /** The commit a fetched branch of the mirror points at, or undefined when the forge has no such branch. */
+  async branchSha(repo: string, branch: string): Promise<string | undefined> {
+    const out = await gitClient(this.mirrorDir(repo))
+      .raw(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}^{commit}`])
+      .catch(() => '');
+    return out.trim() || undefined;
+  }
+
+  /** A file's text at `sha` in the mirror (what the base commit says), or undefined when it has none. */
+  async readAt(repo: string, sha: string, file: string): Promise<string | undefined> {
+    const git = gitClient(this.mirrorDir(repo));
+    const exists = (await git.raw(['ls-tree', '--name-only', sha, '--', file]).catch(() => '')).trim();
+    return exists ? git.raw(['show', `${sha}:${file}`]) : undefined;
   }
 
   /** Files that differ from `baseSha`, including new untracked ones. */

@@ -80,6 +80,8 @@ function lookup(model: string, table: PriceTable): [string, ModelPrice] | undefi
 
 /** Cost of one call. Usage follows our convention: `inputTokens` excludes cached tokens. */
 export function costOf(model: string, usage: ModelUsage, table: PriceTable = PRICE_TABLE): Cost {
+  // A recorded conversation (tests, the demo) is billed by nobody.
+  if (/^replay(:|$)/.test(model)) return { usd: 0, priced: true, pricedAs: 'replay' };
   const entry = lookup(model, table);
   if (!entry) return { usd: 0, priced: false, pricedAs: undefined };
   const [pricedAs, price] = entry;
@@ -91,4 +93,24 @@ export function costOf(model: string, usage: ModelUsage, table: PriceTable = PRI
     usage.cacheReadTokens * rates.cacheRead +
     usage.cacheWriteTokens * rates.cacheWrite;
   return { usd: micro / 1_000_000, priced: true, pricedAs };
+}
+
+/**
+ * The built-in table with the operator's own prices (LLM_PRICES) on top. Cache rates not
+ * given default to the input rate: an overestimate keeps the cost cap conservative.
+ */
+export function priceTableWith(
+  extra: Readonly<
+    Record<string, { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined }>
+  >,
+): PriceTable {
+  const table: Record<string, ModelPrice> = { ...PRICE_TABLE };
+  for (const [model, p] of Object.entries(extra))
+    table[model] = {
+      input: p.input,
+      output: p.output,
+      cacheRead: p.cacheRead ?? p.input,
+      cacheWrite: p.cacheWrite ?? p.input,
+    };
+  return table;
 }

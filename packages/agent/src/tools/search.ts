@@ -60,7 +60,9 @@ export const searchTool = defineTool({
     const out: string[] = [];
     let total = 0;
     for (const file of files) {
-      const abs = path.join(ctx.root, file);
+      // Through the guard like read_file: a symlink to a host file must not reach the model.
+      const abs = await ctx.guard.resolveForRead(file).catch(() => undefined);
+      if (!abs) continue;
       const info = await stat(abs).catch(() => undefined);
       if (!info?.isFile() || info.size > MAX_FILE_BYTES) continue;
       const text = await readFile(abs, 'utf8');

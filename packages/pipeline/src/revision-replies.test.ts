@@ -1,6 +1,6 @@
 import type { ReviewFeedback } from '@pullwright/queue';
 import { describe, expect, it } from 'vitest';
-import { parseReplies, revisionTask } from './revise-operation.ts';
+import { parseReplies, revisionTask } from './revision-replies.ts';
 
 const feedback: ReviewFeedback[] = [
   { id: 11, kind: 'review_comment', user: 'maria', body: 'Drop punctuation', path: 'src/a.js', line: 3 },

@@ -1,0 +1,116 @@
+import { type Checkpoint, isPullwrightError, isTransientError, type Logger, type Operation } from '@pullwright/core';
+import type { PipelineDeps } from '../pipeline-deps.ts';
+import { StopOperation } from './stop-operation.ts';
+
+/** The job types of the `code-operations` queue (see the job catalog in @pullwright/queue). */
+export type JobKind = 'run' | 'revise' | 'merge' | 'deploy';
+
+/**
+ * What every step sees: the operation as it stands, and the frame's services. A job's own
+ * state (the worktree, the checks…) lives on its context type, which extends this one.
+ */
+export interface FrameContext {
+  readonly deps: PipelineDeps;
+  readonly kind: JobKind;
+  readonly opId: string;
+  readonly log: Logger;
+  /** The operation as last written by this job; steps replace it with what the store returns. */
+  op: Operation;
+}
+
+/**
+ * One named step. `run` may return data for its `finished` event; a step with a
+ * `checkpoint` has it recorded on the operation once it finished, and reads it on resume
+ * (a retried job skips or shortcuts what is already done, never repeating a side effect).
+ */
+export interface Step<C extends FrameContext> {
+  readonly name: string;
+  readonly checkpoint?: Checkpoint;
+  run(ctx: C): Promise<Record<string, unknown> | undefined>;
+}
+
+export interface JobDefinition<C extends FrameContext> {
+  readonly kind: JobKind;
+  /**
+   * Takes the operation for this job (e.g. queued → running), or returns undefined when
+   * there is nothing to do (already done, or not this job's turn).
+   */
+  claim(deps: PipelineDeps, op: Operation): Promise<Operation | undefined>;
+  context(deps: PipelineDeps, op: Operation, log: Logger): C;
+  readonly steps: readonly Step<C>[];
+  /** Between steps: a reason to stop now (a cancel request), or undefined. */
+  interrupted?(ctx: C): Promise<StopOperation | undefined>;
+  /**
+   * The one place this job ends an operation that stopped: a status and a reason. `ctx.op`
+   * is fresh from the store; an operation already final (ended elsewhere) is left as it is,
+   * except by a deploy, which runs on a merged operation and records its own outcome.
+   */
+  stop(ctx: C, stop: StopOperation): Promise<Operation>;
+  /** Always runs last: locks, tokens, worktrees. `finished` is false when the job will run again. */
+  release(ctx: C, finished: boolean): Promise<void>;
+}
+
+/** Any error as a stop: our own errors keep their message; anything else is an internal error. */
+function asStop(err: unknown): StopOperation {
+  if (err instanceof StopOperation) return err;
+  if (isPullwrightError(err)) return new StopOperation('failed', err.message);
+  return new StopOperation('failed', `internal error: ${(err as Error)?.message ?? String(err)}`);
+}
+
+/**
+ * The job frame every job type runs in: claim, the steps in order (with a cancel check
+ * between them, a started/finished event and duration for each, and its checkpoint), one
+ * place that ends the operation with a status and a reason, and release whatever happened.
+ * A transient error (Redis away) is rethrown: the job runs again from its checkpoints.
+ */
+export async function runJob<C extends FrameContext>(
+  def: JobDefinition<C>,
+  opId: string,
+  deps: PipelineDeps,
+): Promise<Operation> {
+  const current = await deps.store.get(opId);
+  const claimed = await def.claim(deps, current);
+  if (!claimed) {
+    deps.logger.info({ opId, job: def.kind, status: current.status }, 'nothing to do');
+    return deps.store.get(opId);
+  }
+  const log = deps.logger.child({ opId, job: def.kind });
+  const ctx = def.context(deps, claimed, log);
+  let finished = false;
+  try {
+    for (const step of def.steps) {
+      const stop = await def.interrupted?.(ctx);
+      if (stop) throw stop;
+      const started = Date.now();
+      await deps.events.append(opId, 'step', { step: step.name, state: 'started', job: def.kind });
+      const data = await step.run(ctx);
+      if (step.checkpoint && !ctx.op.checkpoints.includes(step.checkpoint)) {
+        ctx.op = await deps.store.patch(
+          opId,
+          { checkpoints: [...ctx.op.checkpoints, step.checkpoint] },
+          { type: 'checkpoint', data: { step: step.checkpoint } },
+        );
+      }
+      await deps.events.append(opId, 'step', {
+        step: step.name,
+        state: 'finished',
+        job: def.kind,
+        durationMs: Date.now() - started,
+        ...data,
+      });
+    }
+    finished = true;
+    return await deps.store.get(opId);
+  } catch (err) {
+    if (isTransientError(err)) throw err;
+    finished = true;
+    const stop = asStop(err);
+    if (!(err instanceof StopOperation) && !isPullwrightError(err)) log.error({ err }, 'job crashed');
+    ctx.op = await deps.store.get(opId);
+    log.info({ status: stop.status, reason: deps.redactor.redact(stop.reason) }, 'job stopped');
+    return await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason)));
+  } finally {
+    await def.release(ctx, finished).catch((err) => log.warn({ err }, 'release failed'));
+    await deps.events.append(opId, 'step', { step: 'release', job: def.kind }).catch(() => undefined);
+  }
+}

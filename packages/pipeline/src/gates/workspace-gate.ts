@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import { buildRepoMap, type CheckRunner, type ToolContext } from '@pullwright/agent';
+import type { Policy } from '@pullwright/policy';
+import type { CommandRunner } from '@pullwright/sandbox';
+import { DEFAULT_PROTECTED, PathGuard, type SecretScanner } from '@pullwright/security';
+import { LintGate } from '../lint-gate.ts';
+import type { OperationFileLocks } from '../operation-file-locks.ts';
+import { checkWrite } from '../secret-gate.ts';
+
+export interface WorkspaceGateOptions {
+  root: string;
+  policy: Pick<Policy, 'protected_paths'>;
+  scanner: SecretScanner;
+  locks: OperationFileLocks;
+  checks: CheckRunner;
+  runner: CommandRunner;
+  /** The repository's one-file lint command (`{file}` is the path), when it has one. */
+  lintFile?: string | undefined;
+  repoMapTokens: number;
+}
+
+/**
+ * The only way a model loop touches a worktree, whatever the job (run, any revision).
+ * Reads and writes go through one PathGuard — traversal, symlinks out of the worktree,
+ * `.git/`, secret files — whose protected paths are the built-in ones plus the repository
+ * policy's; every write first takes the file's lock (its fencing token is checked again
+ * before the push) and is refused if it adds a secret; the one-file lint reports only what
+ * the edit added. Jobs get the gate as a whole: none can pass a partial context.
+ */
+export class WorkspaceGate {
+  readonly guard: PathGuard;
+  readonly #lint: LintGate | undefined;
+
+  constructor(private readonly options: WorkspaceGateOptions) {
+    this.guard = new PathGuard(options.root, {
+      protected: [...DEFAULT_PROTECTED, ...options.policy.protected_paths],
+    });
+    this.#lint = options.lintFile ? new LintGate(options.root, options.lintFile, options.runner) : undefined;
+  }
+
+  /** The tool context every model loop of this job works with. */
+  toolContext(): ToolContext {
+    const lint = this.#lint;
+    return {
+      root: this.options.root,
+      guard: this.guard,
+      checks: this.options.checks,
+      onWrite: (rel, content) => this.#beforeWrite(rel, content),
+      ...(lint ? { lintFile: (rel: string) => lint.afterWrite(rel) } : {}),
+    };
+  }
+
+  /** A file's text as the model may see it, or undefined when it is missing or refused. */
+  async readFile(rel: string): Promise<string | undefined> {
+    const abs = await this.guard.resolveForRead(rel).catch(() => undefined);
+    return abs === undefined ? undefined : readFile(abs, 'utf8').catch(() => undefined);
+  }
+
+  /** The repository map, read through the same guard (a symlinked file is not read). */
+  repoMap(): Promise<string> {
+    return buildRepoMap(this.guard, this.options.repoMapTokens);
+  }
+
+  /** Locks the files a plan declares, through the operation's locks. */
+  normalize(paths: string[]): string[] {
+    return paths.flatMap((f) => {
+      try {
+        return [this.guard.normalize(f)];
+      } catch {
+        return []; // a path the guard refuses is refused again at write time, with the rule
+      }
+    });
+  }
+
+  async #beforeWrite(rel: string, content: string | null): Promise<void> {
+    await this.options.locks.lockForWrite(this.guard.normalize(rel));
+    const before = await readFile(await this.guard.resolveForWrite(rel), 'utf8').catch(() => undefined);
+    if (content !== null) checkWrite(this.options.scanner, rel, before, content);
+    await this.#lint?.beforeWrite(rel, before !== undefined);
+  }
+}

@@ -1,0 +1,342 @@
+import path from 'node:path';
+import { ALL_TOOLS, coderPrompt, runAgentLoop, TranscriptWriter } from '@pullwright/agent';
+import { type Operation, PullwrightError, transition } from '@pullwright/core';
+import {
+  type JobData,
+  type OperationStore,
+  type ReviewFeedback,
+  ReviseJob,
+  type ReviseJobPayload,
+} from '@pullwright/queue';
+import { gitClient } from '@pullwright/workspace';
+import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
+import { StopOperation } from '../frame/stop-operation.ts';
+import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
+import { usageRecorder } from '../operation-accounting.ts';
+import type { PipelineDeps } from '../pipeline-deps.ts';
+import {
+  parseReplies,
+  type ReplyOutcome,
+  type RevisionReply,
+  replyText,
+  revisionSummary,
+  revisionTask,
+} from '../revision-replies.ts';
+import { baselineStep } from '../steps/baseline-step.ts';
+import { installStep } from '../steps/install-step.ts';
+import { prepareStep } from '../steps/prepare-step.ts';
+import { readInbox, stopReason } from '../steps/solve-step.ts';
+import { verifyStep } from '../steps/verify-step.ts';
+import { type WorkContext, workOf } from '../steps/work-context.ts';
+import { quote, trackingBody } from '../tracking-comment.ts';
+import { releaseWork, workContext, workInterrupted } from './work-job.ts';
+
+type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };
+
+interface ReviseContext extends WorkContext {
+  readonly job: JobData<'revise'>;
+  feedback: ReviewFeedback[];
+  replies: RevisionReply[];
+  /** Set when an earlier attempt already pushed this revision: finish it, never revise twice. */
+  pushed?: { replies?: DecidedReply[] };
+  headSha?: string;
+}
+
+/**
+ * approved → awaiting_approval, the approval dropped: it named a head sha that is no
+ * longer the PR's head (a push after approval), or the reviewers asked for changes.
+ */
+export async function invalidateApproval(
+  store: OperationStore,
+  id: string,
+  reason: string,
+  headSha?: string,
+): Promise<Operation> {
+  return store.update(
+    id,
+    (op) => {
+      const next = transition(op, 'awaiting_approval', {
+        ...(headSha && op.pullRequest ? { headSha, pullRequest: { ...op.pullRequest, headSha } } : {}),
+      });
+      delete next.approval;
+      return next;
+    },
+    {
+      type: 'status',
+      data: { to: 'awaiting_approval', reason, approvalInvalidated: true, ...(headSha ? { headSha } : {}) },
+    },
+  );
+}
+
+/** The event recording that this request's revision was pushed (and its replies decided). */
+async function revisionPushed(deps: PipelineDeps, id: string, requestId: string) {
+  return (await deps.events.list(id))
+    .filter((e) => e.type === 'revision' && e.data.requestId === requestId && e.data.state === 'pushed')
+    .at(-1);
+}
+
+/** The revision a running operation is working on: the request id on its last → running transition. */
+async function currentRevision(deps: PipelineDeps, id: string): Promise<string | undefined> {
+  const last = (await deps.events.list(id)).filter((e) => e.type === 'status' && e.data.to === 'running').at(-1);
+  return typeof last?.data.revision === 'string' ? last.data.revision : undefined;
+}
+
+/** Every comment the review holds, each once, without empty ones. */
+const feedbackStep: Step<ReviseContext> = {
+  name: 'feedback',
+  async run(ctx) {
+    const { deps, job } = ctx;
+    const pr = ctx.op.pullRequest;
+    if (!pr || !ctx.op.branch)
+      throw new StopOperation('failed', 'nothing to revise: the operation has no pull request');
+    const items = [...job.feedback];
+    if (job.reviewId !== undefined) {
+      for (const c of await deps.forge.listReviewComments(ctx.op.repo, pr.number, job.reviewId)) {
+        items.push({
+          id: c.id,
+          kind: 'review_comment',
+          user: c.user,
+          body: c.body,
+          ...(c.path ? { path: c.path } : {}),
+          ...(c.line ? { line: c.line } : {}),
+        });
+      }
+    }
+    const seen = new Set<string>();
+    ctx.feedback = items.filter((f) => {
+      const key = `${f.kind}:${f.id}`;
+      if (seen.has(key) || !f.body.trim()) return false;
+      seen.add(key);
+      return true;
+    });
+    if (ctx.feedback.length === 0) throw new StopOperation('failed', 'the review has no comments to act on');
+    await deps.forge
+      .upsertTrackingComment(
+        ctx.op.repo,
+        pr.number,
+        trackingBody(ctx.op, `Revising: ${ctx.feedback.length} comment(s) to address.`),
+      )
+      .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
+    return { comments: ctx.feedback.length, revision: job.requestId };
+  },
+};
+
+/**
+ * A retried job must not revise twice: the pushed event (with the replies it decided), or the
+ * trailer on the branch head when the crash came between push and event, says it is done.
+ */
+const resumeStep: Step<ReviseContext> = {
+  name: 'resume',
+  async run(ctx) {
+    const { ws, startSha } = workOf(ctx);
+    const event = await revisionPushed(ctx.deps, ctx.opId, ctx.job.requestId);
+    if (event) ctx.pushed = { replies: event.data.replies as DecidedReply[] };
+    else {
+      const message = await gitClient(ws.dir).raw(['log', '-1', '--format=%B', startSha]);
+      if (message.includes(`Pullwright-Revision: ${ctx.job.requestId}`)) ctx.pushed = {};
+    }
+    return { pushedBefore: Boolean(ctx.pushed) };
+  },
+};
+
+/** agent: one coder conversation with every comment as the task, behind the workspace gate, within the budget. */
+const reviseAgentStep: Step<ReviseContext> = {
+  name: 'agent',
+  async run(ctx) {
+    if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
+    const { deps, job } = ctx;
+    const { gate, budget, checks } = workOf(ctx);
+    const result = await runAgentLoop({
+      provider: deps.createProvider(ctx.op),
+      system: coderPrompt('revise', checks.names()),
+      task: revisionTask(ctx.op, ctx.feedback),
+      tools: ALL_TOOLS,
+      context: gate.toolContext(),
+      budget,
+      transcript: new TranscriptWriter(
+        path.join(deps.transcriptsDir, `${ctx.opId}-${job.requestId}.jsonl`),
+        deps.redactor,
+      ),
+      shouldStop: () => stopReason(ctx),
+      readInbox: () => readInbox(ctx),
+      onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),
+      onUsage: usageRecorder(deps.store, ctx.opId, budget),
+    });
+    if (result.stop !== 'completed') {
+      const reason = result.reason ?? result.stop;
+      if (result.stop === 'stopped') throw new StopOperation('cancelled', reason);
+      throw new StopOperation('failed', `${result.stop === 'budget' ? 'budget exhausted' : result.stop}: ${reason}`);
+    }
+    ctx.replies = parseReplies(deps.redactor.redact(result.finalText), ctx.feedback);
+    return { turns: result.turns };
+  },
+};
+
+/** publish: the revision's commit through the publish gate, and the PR body re-signed for the new head. */
+const revisePublishStep: Step<ReviseContext> = {
+  name: 'publish',
+  async run(ctx) {
+    const { deps, job } = ctx;
+    const { startSha } = workOf(ctx);
+    const pr = ctx.op.pullRequest!;
+    if (ctx.pushed) {
+      const decided = ctx.pushed.replies;
+      ctx.headSha = startSha;
+      ctx.replies = ctx.feedback.map((f) => {
+        const d = decided?.find((r) => r.id === f.id && r.kind === f.kind);
+        return { feedback: f, outcome: d?.outcome ?? 'fixed', note: d?.note ?? '' };
+      });
+      return { headSha: startSha, resumed: true };
+    }
+    const { ws } = workOf(ctx);
+    if ((await deps.workspace.changedFiles(ws.dir, startSha)).length === 0) {
+      // Nothing changed: a "fixed" without a change would be a false claim.
+      ctx.headSha = startSha;
+      ctx.replies = ctx.replies.map((r) =>
+        r.outcome === 'fixed' ? { ...r, outcome: 'declined', note: r.note || 'no change was needed' } : r,
+      );
+    } else {
+      const reviewers = [...new Set(ctx.feedback.map((f) => f.user))].join(', ');
+      ctx.headSha = await publishChange(ctx, {
+        message: `revise: address review by ${reviewers}`.slice(0, 100),
+        trailers: { 'Pullwright-Operation': ctx.opId, 'Pullwright-Revision': job.requestId },
+      });
+      await deps.forge.updatePullRequestBody(ctx.op.repo, pr.number, pullRequestBodyFor(deps, ctx.op, ctx.headSha));
+    }
+    await deps.events.append(ctx.opId, 'revision', {
+      state: 'pushed',
+      requestId: job.requestId,
+      headSha: ctx.headSha,
+      changed: ctx.headSha !== startSha,
+      replies: ctx.replies.map((r) => ({ id: r.feedback.id, kind: r.feedback.kind, outcome: r.outcome, note: r.note })),
+    });
+    return { headSha: ctx.headSha, changed: ctx.headSha !== startSha };
+  },
+};
+
+/** reply: an answer in each review thread, the new head awaiting its own approval, the tracking comment. */
+const replyStep: Step<ReviseContext> = {
+  name: 'reply',
+  async run(ctx) {
+    const { deps, job } = ctx;
+    const pr = ctx.op.pullRequest!;
+    const headSha = ctx.headSha!;
+    const short = headSha.slice(0, 7);
+    for (const reply of ctx.replies) {
+      if (reply.feedback.kind !== 'review_comment') continue;
+      await deps.forge
+        .replyToReviewComment(ctx.op.repo, pr.number, reply.feedback.id, deps.redactor.redact(replyText(reply, short)))
+        .catch((e: unknown) =>
+          ctx.log.warn({ err: (e as Error).message, comment: reply.feedback.id }, 'thread reply failed'),
+        );
+    }
+    ctx.op = await deps.store.update(
+      ctx.opId,
+      (cur) => {
+        const next = transition(cur, 'awaiting_approval', { headSha, pullRequest: { ...pr, headSha } });
+        // The approval named an older head; the new one needs its own.
+        delete next.approval;
+        return next;
+      },
+      {
+        type: 'status',
+        data: { to: 'awaiting_approval', revision: job.requestId, headSha, replies: ctx.replies.length },
+      },
+    );
+    await deps.forge
+      .upsertTrackingComment(
+        ctx.op.repo,
+        pr.number,
+        deps.redactor.redact(trackingBody(ctx.op, revisionSummary(ctx.replies, short))),
+      )
+      .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
+    return { replies: ctx.replies.length };
+  },
+};
+
+/**
+ * The `revise` job (a review, a `/pullwright` comment, a merge-train conflict): the same
+ * frame, gates and budget as a run, on the operation's branch at the forge's head. A
+ * revision that fails leaves the branch as it was and hands the PR back, saying why.
+ */
+export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseContext> => ({
+  kind: 'revise',
+  async claim(deps, op) {
+    if (op.status === 'failed' || op.status === 'cancelled' || op.status === 'merged' || op.status === 'rejected')
+      return undefined;
+    if (op.status !== 'running' && (await revisionPushed(deps, op.id, payload.requestId))) return undefined;
+    let current = op;
+    if (current.status === 'approved')
+      current = await invalidateApproval(deps.store, op.id, 'changes requested after approval');
+    if (current.status === 'awaiting_approval')
+      return deps.store.transition(op.id, 'running', {}, { step: 'revise', revision: payload.requestId });
+    if (current.status === 'running' && (await currentRevision(deps, op.id)) === payload.requestId) return current;
+    // A run or another revision holds the branch: the job runs again later (a transient error).
+    throw new PullwrightError('unavailable', `operation ${op.id} is ${current.status}; the revision waits`, {
+      status: current.status,
+    });
+  },
+  context: (deps, op, log) => ({
+    // Its own worktree: the run that opened the PR may still be cleaning up its own.
+    ...workContext(deps, op, log.child({ revision: payload.requestId }), 'revise', `${op.id}-revision`),
+    kind: 'revise',
+    job: payload,
+    feedback: [],
+    replies: [],
+  }),
+  steps: [
+    feedbackStep,
+    prepareStep,
+    resumeStep,
+    installStep,
+    baselineStep,
+    reviseAgentStep,
+    verifyStep,
+    revisePublishStep,
+    replyStep,
+  ],
+  interrupted: workInterrupted,
+  async stop(ctx, stop) {
+    const { deps } = ctx;
+    const current = await deps.store.get(ctx.opId);
+    if (current.status !== 'running') return current;
+    if (current.cancelRequested || stop.status === 'cancelled')
+      return deps.store.transition(ctx.opId, 'cancelled', { error: `cancelled during a revision: ${stop.reason}` });
+    // Someone may have pushed meanwhile (one way a revision fails): approvals bind to the real head.
+    const pr = current.pullRequest;
+    const head = pr
+      ? await deps.forge.getPullRequest(current.repo, pr.number).then(
+          (p) => p.headSha,
+          () => undefined,
+        )
+      : undefined;
+    const moved = head && pr && head !== pr.headSha;
+    const back = await deps.store.transition(
+      ctx.opId,
+      'awaiting_approval',
+      moved ? { headSha: head, pullRequest: { ...pr, headSha: head } } : {},
+      { revision: payload.requestId, revisionFailed: stop.reason, ...(moved ? { headSha: head } : {}) },
+    );
+    if (pr) {
+      await deps.forge
+        .upsertTrackingComment(
+          back.repo,
+          pr.number,
+          trackingBody(back, `The revision could not be completed; the branch is unchanged.\n\n${quote(stop.reason)}`),
+        )
+        .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
+    }
+    return back;
+  },
+  release: releaseWork,
+});
+
+/** Enqueues a revision (the same request, by its id, once); the job catalog holds its id rule and retries. */
+export function enqueueRevision(queue: PipelineDeps['queue'], payload: ReviseJobPayload): Promise<string> {
+  return queue.add('revise', payload);
+}
+
+export function reviseOperation(payload: ReviseJobPayload, deps: PipelineDeps): Promise<Operation> {
+  const job = ReviseJob.parse(payload);
+  return runJob(REVISE_JOB(job), job.opId, deps);
+}

@@ -1,0 +1,124 @@
+import { FINAL_STATUSES, type Operation } from '@pullwright/core';
+import type { JobDefinition, Step } from '../frame/job-frame.ts';
+import { runJob } from '../frame/job-frame.ts';
+import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
+import type { PipelineDeps } from '../pipeline-deps.ts';
+import { openedNote } from '../pull-request-body.ts';
+import { redGreenEvidence } from '../red-green.ts';
+import { RepoChecks } from '../repo-checks.ts';
+import { baselineStep } from '../steps/baseline-step.ts';
+import { installStep } from '../steps/install-step.ts';
+import { prepareStep } from '../steps/prepare-step.ts';
+import { solveStep } from '../steps/solve-step.ts';
+import { verifyStep } from '../steps/verify-step.ts';
+import { baselineOf, type WorkContext, workOf } from '../steps/work-context.ts';
+import { trackingBody } from '../tracking-comment.ts';
+import { releaseWork, workContext, workInterrupted } from './work-job.ts';
+
+/** /debug: the tests that fail without the fix and pass with it. */
+const evidenceStep: Step<WorkContext> = {
+  name: 'evidence',
+  async run(ctx) {
+    if (ctx.op.type !== 'debug') return { skipped: 'only /debug records red → green evidence' };
+    if (ctx.op.evidence) return { resumed: true };
+    const { deps } = ctx;
+    const { ws, commands, baseSha } = workOf(ctx);
+    const evidence = await redGreenEvidence({
+      baseline: baselineOf(ctx).test,
+      final: ctx.finalChecks?.find((c) => c.name === 'test'),
+      changedFiles: ctx.op.filesChanged,
+      summary: ctx.op.summary ?? '',
+      worktree: ws.dir,
+      runTestsOnBase: (copy) =>
+        deps.workspace.withTemporaryWorktree(ctx.op.repo, baseSha, async (dir) => {
+          await copy(dir);
+          return new RepoChecks(dir, commands.checks, deps.runner).run('test');
+        }),
+    });
+    ctx.op = await deps.store.patch(ctx.opId, { evidence }, { type: 'evidence', data: { ...evidence } });
+    return { reproduced: evidence.reproduced };
+  },
+};
+
+/** publish: through the publish gate, then the PR (opened once, its body signed for this head). */
+const publishStep: Step<WorkContext> = {
+  name: 'publish',
+  checkpoint: 'pr_opened',
+  async run(ctx) {
+    const { deps } = ctx;
+    const { branch, ws, baseSha } = workOf(ctx);
+    const op = ctx.op;
+    const title = `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`;
+    const headSha = await publishChange(ctx, { message: title, trailers: { 'Pullwright-Operation': op.id } });
+    ctx.op = await deps.store.patch(
+      ctx.opId,
+      { checkpoints: [...new Set([...ctx.op.checkpoints, 'committed', 'pushed'] as const)] },
+      { type: 'checkpoint', data: { step: 'pushed' } },
+    );
+    const body = pullRequestBodyFor(deps, ctx.op, headSha);
+    const pr = await deps.forge.openPullRequest({ repo: op.repo, head: branch, base: op.baseBranch, title, body });
+    // A PR a crashed attempt opened for an older head gets the body of this one.
+    if (pr.body !== body) await deps.forge.updatePullRequestBody(op.repo, pr.number, body);
+    await deps.branches.register(op.repo, branch, { opId: op.id, files: ctx.op.filesChanged, prNumber: pr.number });
+    const overlaps = await liveOverlaps(deps, op.repo, ctx.op.filesChanged, branch);
+    if (overlaps.length > 0) {
+      const files = [...new Set(overlaps.flatMap((o) => o.files))];
+      ctx.op = await deps.store.patch(
+        ctx.opId,
+        { overlaps },
+        { type: 'overlap', data: { branches: overlaps.map((o) => o.branch), files } },
+      );
+    }
+    ctx.op = await deps.store.transition(
+      ctx.opId,
+      'awaiting_approval',
+      {
+        pullRequest: { number: pr.number, url: pr.url, headSha: pr.headSha },
+        headSha: pr.headSha,
+      },
+      { pullRequest: pr.number, url: pr.url, headSha: pr.headSha },
+    );
+    await deps.forge
+      .upsertTrackingComment(op.repo, pr.number, trackingBody(ctx.op, openedNote(ctx.op)))
+      .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'tracking comment update failed'));
+    // Risk of the final diff, and an approval by policy where the rules allow one.
+    ctx.op = await deps.approvalPolicy.afterPullRequest(ctx.opId, await deps.workspace.diff(ws.dir, baseSha));
+    return { pullRequest: pr.number, headSha: pr.headSha };
+  },
+};
+
+/** Other open branches touching the same files; entries of finished operations are dropped on the way. */
+async function liveOverlaps(deps: PipelineDeps, repo: string, files: string[], branch: string) {
+  const live = [];
+  for (const o of await deps.branches.overlaps(repo, files, branch)) {
+    const other = await deps.store.find(o.opId);
+    if (!other || FINAL_STATUSES.has(other.status)) await deps.branches.drop(repo, o.branch);
+    else live.push(o);
+  }
+  return live;
+}
+
+/**
+ * The `run` job: claim → prepare → install → baseline → agent → verify → evidence → publish.
+ * Every step behind the same gates as a revision's; whatever happens, the operation ends in
+ * a status with a reason.
+ */
+export const RUN_JOB: JobDefinition<WorkContext> = {
+  kind: 'run',
+  async claim(deps, op) {
+    if (op.status === 'queued') return deps.store.transition(op.id, 'running', {}, { step: 'claim' });
+    return op.status === 'running' ? op : undefined;
+  },
+  context: (deps, op, log) => workContext(deps, op, log, 'run', op.id),
+  steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, evidenceStep, publishStep],
+  interrupted: workInterrupted,
+  stop: async (ctx, stop) =>
+    FINAL_STATUSES.has(ctx.op.status)
+      ? ctx.op
+      : ctx.deps.store.transition(ctx.opId, stop.status, { error: stop.reason }),
+  release: releaseWork,
+};
+
+export function runOperation(opId: string, deps: PipelineDeps): Promise<Operation> {
+  return runJob(RUN_JOB, opId, deps);
+}

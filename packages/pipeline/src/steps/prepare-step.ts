@@ -1,0 +1,83 @@
+import { branchNameFor } from '@pullwright/core';
+import { gitClient } from '@pullwright/workspace';
+import type { Step } from '../frame/job-frame.ts';
+import { StopOperation } from '../frame/stop-operation.ts';
+import { WorkspaceGate } from '../gates/workspace-gate.ts';
+import { operationBudget } from '../operation-accounting.ts';
+import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
+import { checkEvent } from './check-events.ts';
+import type { WorkContext } from './work-context.ts';
+
+/**
+ * prepare: the mirror fetched once, the policy fixed at claim from the base commit's
+ * `.pullwright.yml` (a change the model makes cannot loosen the rules its own PR is judged
+ * by), the branch named with the policy's prefix, a worktree on it (a run's own, resumed
+ * when retried; a revision's fresh at the forge's head of the branch, whoever pushed last),
+ * the install/check commands read from the base commit, the workspace gate and the budget.
+ */
+export const prepareStep: Step<WorkContext> = {
+  name: 'prepare',
+  checkpoint: 'prepared',
+  async run(ctx) {
+    const { deps } = ctx;
+    const { workspace, forge } = deps;
+    const repo = ctx.op.repo;
+    // A token of this job's own (GitHub: scoped to this repository), revoked when the job ends.
+    const auth = await forge.gitAuth(repo, ctx.tokenHolder);
+    const cloneUrl = forge.cloneUrl(repo);
+    await workspace.syncMirror(repo, cloneUrl, auth);
+    const baseSha = ctx.op.baseSha ?? (await workspace.branchSha(repo, ctx.op.baseBranch));
+    if (!baseSha) throw new StopOperation('failed', `base branch ${ctx.op.baseBranch} does not exist in ${repo}`);
+    if (!ctx.op.policy)
+      ctx.op = await deps.approvalPolicy.atClaim(ctx.opId, await workspace.readAt(repo, baseSha, '.pullwright.yml'));
+    const policy = deps.approvalPolicy.policyOf(ctx.op);
+
+    const branch = ctx.op.branch ?? (ctx.kind === 'run' ? branchNameFor(ctx.op, policy.branches.prefix) : undefined);
+    if (!branch) throw new StopOperation('failed', 'nothing to revise: the operation has no branch');
+    if (ctx.kind === 'revise') await workspace.remove(ctx.worktreeId, repo);
+    const ws = await workspace.prepare({
+      opId: ctx.worktreeId,
+      repo,
+      cloneUrl,
+      baseBranch: ctx.op.baseBranch,
+      branch,
+      fetch: false,
+      ...(auth ? { auth } : {}),
+    });
+    let startSha = baseSha;
+    if (ctx.kind === 'revise') {
+      const head = await workspace.branchSha(repo, branch);
+      if (!head) throw new StopOperation('failed', `branch ${branch} is gone from the forge: nothing to revise`);
+      await gitClient(ws.dir).raw(['reset', '--quiet', '--hard', head]);
+      startSha = head;
+    }
+
+    const commands = await detectRepoCommands((file) => workspace.readAt(repo, baseSha, file), deps.checkTimeoutMs);
+    if (!commands.checks.test)
+      throw new StopOperation(
+        'failed',
+        'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
+      );
+    const checks = new RepoChecks(ws.dir, commands.checks, deps.runner, checkEvent(deps.events, ctx.opId));
+    const gate = new WorkspaceGate({
+      root: ws.dir,
+      policy,
+      scanner: deps.scanner,
+      locks: ctx.locks,
+      checks,
+      runner: deps.runner,
+      lintFile: commands.lintFile,
+      repoMapTokens: deps.repoMapTokens,
+    });
+    const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
+    ctx.work = { ws, branch, auth, baseSha, startSha, commands, checks, gate, budget };
+    ctx.locks.keep();
+    if (ctx.kind === 'run')
+      ctx.op = await deps.store.patch(
+        ctx.opId,
+        { branch, baseSha },
+        { type: 'checkpoint', data: { step: 'branch', branch, baseSha } },
+      );
+    return { branch, baseSha, startSha, resumed: ws.resumed, checks: Object.keys(commands.checks) };
+  },
+};

@@ -1,0 +1,165 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
+import type { Operation } from '@pullwright/core';
+import type { Step } from '../frame/job-frame.ts';
+import { StopOperation } from '../frame/stop-operation.ts';
+import { usageRecorder } from '../operation-accounting.ts';
+import {
+  awaitPlanConfirmation,
+  DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS,
+  needsPlanConfirmation,
+  planWithNote,
+} from '../plan-confirmation.ts';
+import { checkFailureText } from './verify-step.ts';
+import { baselineOf, type WorkContext, workOf } from './work-context.ts';
+
+/** What a person asked, with its context, as the model's task. */
+export function taskText(op: Operation): string {
+  const parts = [`Request (${op.type}) for ${op.repo}, base branch ${op.baseBranch}:\n${op.description}`];
+  const c = op.context;
+  if (c.errorText) parts.push(`Error:\n${c.errorText}`);
+  if (c.stack) parts.push(`Stack trace:\n${c.stack}`);
+  if (c.logs) parts.push(`Logs:\n${c.logs}`);
+  if (c.acceptance) parts.push(`Acceptance criteria:\n${c.acceptance}`);
+  return parts.join('\n\n');
+}
+
+/** Between model calls: a reason to stop (a cancel request, an operation that ended elsewhere). */
+export async function stopReason(ctx: WorkContext): Promise<string | undefined> {
+  const cur = await ctx.deps.store.get(ctx.opId);
+  if (cur.status !== 'running') return `operation is ${cur.status}`;
+  return cur.cancelRequested ? 'cancelled on request' : undefined;
+}
+
+/** Messages people sent to the running operation, recorded and handed to the model. */
+export async function readInbox(ctx: WorkContext): Promise<string[]> {
+  const { deps } = ctx;
+  const messages = await deps.inbox.drain(ctx.opId);
+  for (const m of messages)
+    await deps.events.append(ctx.opId, 'message', { from: m.from, source: m.source, text: m.text });
+  return messages.map((m) => deps.redactor.redact(`${m.from} (${m.source}): ${m.text}`));
+}
+
+/**
+ * agent: planner → coder → verify → (fixer → verify)* → reviewer, entirely behind the
+ * workspace gate and within the operation's budget. The plan's files are locked up front
+ * (all or nothing, waiting visibly while another operation holds one). Skipped on resume
+ * once the agent finished (checkpoint `agent_done`).
+ */
+export const solveStep: Step<WorkContext> = {
+  name: 'agent',
+  checkpoint: 'agent_done',
+  async run(ctx) {
+    if (ctx.op.checkpoints.includes('agent_done')) return { resumed: true };
+    const { deps } = ctx;
+    const { store, events, redactor } = deps;
+    const opId = ctx.opId;
+    const { ws, gate, budget, baseSha } = workOf(ctx);
+    const transcriptPath = path.join(deps.transcriptsDir, `${opId}.jsonl`);
+    ctx.op = await store.patch(opId, { transcriptPath }, { type: 'checkpoint', data: { step: 'transcript' } });
+    const result = await solveRequest({
+      type: ctx.op.type,
+      task: taskText(ctx.op),
+      repoMap: await gate.repoMap(),
+      provider: deps.createProvider(ctx.op),
+      context: gate.toolContext(),
+      baseline: baselineOf(ctx),
+      budget,
+      maxRepairs: deps.maxRepairs,
+      editMode: deps.editMode,
+      diff: () => deps.workspace.diff(ws.dir, baseSha),
+      changedFiles: () => deps.workspace.changedFiles(ws.dir, baseSha),
+      readFile: (rel) => gate.readFile(rel),
+      transcript: new TranscriptWriter(transcriptPath, redactor),
+      shouldStop: () => stopReason(ctx),
+      readInbox: () => readInbox(ctx),
+      onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
+      onPlan: async (planned) => {
+        let plan = planned;
+        if (needsPlanConfirmation(ctx.op)) {
+          const waitStarted = Date.now();
+          const outcome = await awaitPlanConfirmation({
+            store,
+            opId,
+            plan: redactor.redactValue(planned),
+            timeoutMs: deps.planConfirmationTimeoutMs ?? DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS,
+          });
+          ctx.confirmationWaitMs += Date.now() - waitStarted;
+          if (!outcome.go) throw new StopOperation('cancelled', outcome.reason);
+          plan = planWithNote(planned, outcome.confirmation);
+        }
+        const files = gate.normalize(plan.steps.flatMap((st) => st.files));
+        await ctx.locks.lockDeclared(files, {
+          shouldStop: async () => {
+            const why = await stopReason(ctx);
+            if (why) throw new StopOperation('cancelled', why);
+          },
+          onWait: async (heldBy) => {
+            const waiting = {
+              files: heldBy.map((h) => h.path),
+              holder: heldBy[0]!.opId,
+              since: new Date().toISOString(),
+            };
+            ctx.op = await store.patch(opId, { waiting }, { type: 'waiting', data: waiting });
+          },
+          onAcquired: async (waited) => {
+            ctx.op = await store.update(
+              opId,
+              ({ waiting: _done, ...cur }) => ({ ...cur, updatedAt: new Date().toISOString() }),
+              { type: 'locks_acquired', data: { files, waited } },
+            );
+          },
+        });
+        return plan;
+      },
+      onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
+      onUsage: usageRecorder(store, opId, budget),
+    });
+    const summary = redactor.redact(result.summary);
+    ctx.op = await store.patch(
+      opId,
+      {
+        ...(result.plan ? { plan: redactor.redactValue(result.plan) } : {}),
+        ...(result.review ? { review: redactor.redactValue(result.review) } : {}),
+        summary,
+      },
+      { type: 'checkpoint', data: { step: 'agent_result', outcome: result.outcome } },
+    );
+    if (result.outcome !== 'ready') throw await stopForOutcome(ctx, result);
+    ctx.finalChecks = result.checks;
+    return { outcome: result.outcome, repairs: result.repairs };
+  },
+};
+
+/** Maps an unfinished agent run to the operation's end, with the reason a person needs. */
+async function stopForOutcome(ctx: WorkContext, result: SolveResult): Promise<StopOperation> {
+  const { redactor } = ctx.deps;
+  const reason = redactor.redact(result.reason ?? result.outcome);
+  if (result.outcome === 'stopped') return new StopOperation('cancelled', reason);
+  const saved = result.outcome === 'budget' || result.outcome === 'stuck' ? await keepWork(ctx) : undefined;
+  const kept = saved ? ` (the work so far is kept in ${saved})` : '';
+  const failing = result.newFailures[0] ? `\n${checkFailureText(result.newFailures[0], redactor)}` : '';
+  const label: Record<string, string> = {
+    budget: 'budget exhausted',
+    stuck: 'stuck',
+    checks_failed: 'checks failed',
+    review_rejected: 'review rejected the change',
+    invalid_plan: 'invalid plan',
+    invalid_review: 'invalid review',
+    no_changes: 'no changes',
+  };
+  return new StopOperation('failed', `${label[result.outcome] ?? result.outcome}: ${reason}${kept}${failing}`);
+}
+
+/** Saves the unpushed diff beside the transcripts, so work cut short by a budget is not lost. */
+async function keepWork(ctx: WorkContext): Promise<string | undefined> {
+  const { deps } = ctx;
+  const { ws, baseSha } = workOf(ctx);
+  const diff = await deps.workspace.diff(ws.dir, baseSha);
+  if (!diff.trim()) return undefined;
+  const file = path.join(deps.transcriptsDir, `${ctx.opId}.diff`);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, deps.redactor.redact(diff));
+  return file;
+}

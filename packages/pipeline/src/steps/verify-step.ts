@@ -1,0 +1,48 @@
+import { blockingFailures, type CheckRun, truncateOutput } from '@pullwright/agent';
+import type { Step } from '../frame/job-frame.ts';
+import { StopOperation } from '../frame/stop-operation.ts';
+import { toCheckResults } from '../operation-accounting.ts';
+import { baselineOf, type WorkContext, workOf } from './work-context.ts';
+
+export function checkFailureText(run: CheckRun, redactor: { redact(s: string): string }): string {
+  const why = run.timedOut ? 'timed out' : `exited with ${run.exitCode}`;
+  return `check "${run.name}" ${why}:\n${redactor.redact(truncateOutput(run.output.trim(), 4000))}`;
+}
+
+/**
+ * verify: the checks on the final tree (the model loop's last run when it has one, else run
+ * now), judged against the base: only failures the base did not have block, for every job
+ * type; a fix or a debug must also make progress on a red `test` check. A revision that
+ * changed nothing has nothing to verify.
+ */
+export const verifyStep: Step<WorkContext> = {
+  name: 'verify',
+  checkpoint: 'verified',
+  async run(ctx) {
+    const { deps } = ctx;
+    const { ws, startSha, baseSha, checks } = workOf(ctx);
+    const changed = await deps.workspace.changedFiles(ws.dir, startSha);
+    if (changed.length === 0) {
+      if (ctx.kind === 'run') throw new StopOperation('failed', 'the model made no changes');
+      return { files: [] };
+    }
+    let runs = ctx.finalChecks;
+    if (!runs) {
+      runs = [];
+      for (const name of checks.names()) runs.push(await checks.run(name));
+    }
+    const type = ctx.kind === 'revise' ? 'revise' : ctx.op.type;
+    const blocking = blockingFailures(type, runs, baselineOf(ctx));
+    ctx.op = await deps.store.patch(
+      ctx.opId,
+      {
+        filesChanged: await deps.workspace.changedFiles(ws.dir, baseSha),
+        checks: toCheckResults(runs, blocking, deps.redactor),
+      },
+      { type: 'checkpoint', data: { step: 'checks', passed: blocking.length === 0 } },
+    );
+    if (blocking[0]) throw new StopOperation('failed', checkFailureText(blocking[0], deps.redactor));
+    ctx.finalChecks = runs;
+    return { files: changed, passed: true, preExisting: runs.filter((r) => !r.passed).map((r) => r.name) };
+  },
+};

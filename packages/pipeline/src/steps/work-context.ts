@@ -1,0 +1,50 @@
+import type { BaselineCheck, BudgetTracker, CheckRun } from '@pullwright/agent';
+import type { GitAuth } from '@pullwright/security';
+import type { PreparedWorkspace } from '@pullwright/workspace';
+import type { FrameContext } from '../frame/job-frame.ts';
+import type { WorkspaceGate } from '../gates/workspace-gate.ts';
+import type { OperationFileLocks } from '../operation-file-locks.ts';
+import type { RepoChecks, RepoCommands } from '../repo-checks.ts';
+
+/** What the prepare step sets up; every later step of a run or a revision reads it. */
+export interface PreparedWork {
+  ws: PreparedWorkspace;
+  branch: string;
+  auth: GitAuth | undefined;
+  /** The base commit: what the checks' baseline and the PR's diff are measured against. */
+  baseSha: string;
+  /** Where this job's change starts: the base for a run, the PR's head for a revision. */
+  startSha: string;
+  /** Install, checks and lint, as the base commit configures them. */
+  commands: RepoCommands;
+  /** The checks in this job's worktree, reporting each run as a `check` event. */
+  checks: RepoChecks;
+  gate: WorkspaceGate;
+  budget: BudgetTracker;
+}
+
+/** A job that changes code (run, revise): the frame's context plus the work its steps build up. */
+export interface WorkContext extends FrameContext {
+  readonly kind: 'run' | 'revise';
+  readonly locks: OperationFileLocks;
+  /** The worktree's name: the operation id, or `<id>-revision` (a revision never shares the run's). */
+  readonly worktreeId: string;
+  readonly tokenHolder: string;
+  work?: PreparedWork;
+  baseline?: Record<string, BaselineCheck>;
+  /** The checks as the model's loop last ran them on the final tree (verify reuses them). */
+  finalChecks?: CheckRun[];
+  /** Time a person took to confirm the plan: not the model's time. */
+  confirmationWaitMs: number;
+}
+
+/** The prepared work; a step that runs before prepare is a bug in a step list, not a user error. */
+export function workOf(ctx: WorkContext): PreparedWork {
+  if (!ctx.work) throw new Error(`step order: ${ctx.kind} used the workspace before the prepare step`);
+  return ctx.work;
+}
+
+export function baselineOf(ctx: WorkContext): Record<string, BaselineCheck> {
+  if (!ctx.baseline) throw new Error(`step order: ${ctx.kind} used the baseline before the baseline step`);
+  return ctx.baseline;
+}
