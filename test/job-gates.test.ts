@@ -61,15 +61,18 @@ let sys: TestSystem;
 let hostDir: string;
 let seq = 0;
 const models: ScriptedModel[] = [];
-/** The scripts the next jobs play, one per job (the run, then its revision). */
-const queue: Turn[][] = [];
+/** The scripts each repository's next jobs play, one per job (the run, then its revision). */
+const scripts = new Map<string, Turn[][]>();
+function script(repo: string, ...jobs: Turn[][]): void {
+  scripts.set(repo, [...(scripts.get(repo) ?? []), ...jobs]);
+}
 
 beforeAll(async () => {
   hostDir = mkdtempSync(path.join(os.tmpdir(), 'pw-host-'));
   writeFileSync(path.join(hostDir, 'host.js'), `export function ${HOST_MARKER}() {}\n`);
   sys = await startTestSystem({ env: { MAX_REPAIRS: '0', MAX_TURNS: '40' } });
-  sys.runtime.createProvider = () => {
-    const model = new ScriptedModel(queue.shift() ?? []);
+  sys.runtime.createProvider = (op) => {
+    const model = new ScriptedModel(scripts.get(op.repo)?.shift() ?? []);
     models.push(model);
     return model;
   };
@@ -85,7 +88,7 @@ afterAll(async () => {
  * check writes), whose `lint` fails on `var` (and on `lint-debt.txt`, a red lint on the base),
  * with a symlink to a host file and a policy that protects `config/**`.
  */
-async function createRepo(options: { lintRedOnBase?: boolean } = {}): Promise<string> {
+async function createRepo(options: { lintRedOnBase?: boolean; files?: Record<string, string> } = {}): Promise<string> {
   const repo = `acme/gates${++seq}`;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-gates-'));
   const files: Record<string, string> = {
@@ -110,6 +113,7 @@ async function createRepo(options: { lintRedOnBase?: boolean } = {}): Promise<st
       "console.log('ok 1 - answer is a number');",
     ].join('\n'),
     ...(options.lintRedOnBase ? { 'lint-debt.txt': 'old\n' } : {}),
+    ...options.files,
   };
   for (const [file, content] of Object.entries(files)) {
     const abs = path.join(dir, file);
@@ -135,7 +139,7 @@ async function createOperation(repo: string): Promise<string> {
 
 /** A whole run to an open PR, with a change the gates let through. */
 async function openPullRequest(repo: string): Promise<Operation> {
-  queue.push([PLAN, GOOD_EDIT, text('Edited.'), ACCEPT]);
+  script(repo, [PLAN, GOOD_EDIT, text('Edited.'), ACCEPT]);
   const id = await createOperation(repo);
   const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
   expect(op.error).toBeUndefined();
@@ -186,7 +190,7 @@ async function play(pathKind: Path, turns: Turn[], repoOptions: { lintRedOnBase?
   const repo = await createRepo(repoOptions);
   const forge = sys.runtime.localForge!;
   if (pathKind === 'run') {
-    queue.push([PLAN, ...turns, ACCEPT]);
+    script(repo, [PLAN, ...turns, ACCEPT]);
     const id = await createOperation(repo);
     const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed', 'cancelled']);
     const branch = op.branch ? await forge.branchSha(repo, op.branch) : undefined;
@@ -194,7 +198,7 @@ async function play(pathKind: Path, turns: Turn[], repoOptions: { lintRedOnBase?
   }
   const opened = await openPullRequest(repo);
   const before = opened.pullRequest!.headSha;
-  queue.push(turns);
+  script(repo, turns);
   await revise(opened, pathKind);
   const op = await waitForRevision(opened);
   const head = await forge.branchSha(repo, opened.branch!);
@@ -380,12 +384,38 @@ describe('crash-resume', () => {
     const outage = async (): Promise<Reply> => {
       throw new PullwrightError('unavailable', 'the model API is overloaded');
     };
-    queue.push([PLAN, ...reads(1), outage], reads(20));
+    script(repo, [PLAN, ...reads(1), outage], reads(20));
     const id = await createOperation(repo);
     const op = await waitForStatus(sys, id, ['failed', 'awaiting_approval'], 60_000);
     expect(op.error).toMatch(/^budget exhausted: turn budget used \(8 of 8 model calls\)/);
     expect(op.usage.modelCalls).toBe(8);
     // The retried job was left 6 calls: the first attempt's 2 counted against the operation.
     expect(models.at(-1)!.requests).toHaveLength(6);
+  });
+});
+
+describe('documented knobs', () => {
+  it("branches.prefix names the operation's branch", async () => {
+    const repo = await createRepo({ files: { '.pullwright.yml': 'branches: { prefix: "agent/bots/" }\n' } });
+    const op = await openPullRequest(repo);
+    expect(op.branch).toMatch(new RegExp(`^agent/bots/${op.id}-change-the-answer$`));
+    expect(await sys.runtime.localForge!.branchSha(repo, op.branch!)).toBe(op.pullRequest!.headSha);
+  });
+
+  it('a hung check takes its own timeout_ms, not CHECK_TIMEOUT_MS', async () => {
+    const repo = await createRepo({
+      files: {
+        '.pullwright.yml': 'checks:\n  test: node test.js\n  lint: { command: "node lint.js", timeout_ms: 1500 }\n',
+        // Hangs only once the model has written src/hang: the baseline is green.
+        'lint.js': "import { existsSync } from 'node:fs';\nif (existsSync('src/hang')) setInterval(() => {}, 1000);\n",
+      },
+    });
+    script(repo, [PLAN, tool('write_file', { path: 'src/hang', content: 'x\n' }), text('Done.'), ACCEPT]);
+    const id = await createOperation(repo);
+    const op = await waitForStatus(sys, id, ['failed', 'awaiting_approval']);
+    expect(op.error).toMatch(/^checks failed: .*lint[\s\S]*check "lint" timed out/);
+    const lint = (await sys.runtime.events.list(id)).filter((e) => e.type === 'check' && e.data.name === 'lint').at(-1);
+    // The 1.5 s limit, plus what killing the process tree takes; far below the 60 s the test system allows.
+    expect(Number(lint?.data.durationMs)).toBeLessThan(15_000);
   });
 });

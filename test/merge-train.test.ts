@@ -101,6 +101,14 @@ describe('merge train: the base moved after the approval', () => {
     expect(res.status).toBe(200);
   }
 
+  /** What the dashboard's Verification card reads: a valid signature over a block for `headSha`. */
+  async function expectReceiptFor(id: string, headSha: string): Promise<void> {
+    const res = await sys.request('GET', `/v1/operations/${id}/verification`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ valid: true, block: { headSha } });
+    expect((await sys.runtime.store.get(id)).pullRequest?.headSha).toBe(headSha);
+  }
+
   function baseFile(repo: string, file: string): string {
     return git(sys.runtime.localForge!.repoDir(repo), 'show', `main:${file}`);
   }
@@ -136,6 +144,8 @@ describe('merge train: the base moved after the approval', () => {
     expect(baseFile(repo, 'src/slugify.js')).toContain(FIXED_LINE.trim());
     expect(baseFile(repo, 'docs/usage.md')).toContain('# Usage');
     expect(git(forgeDir, 'merge-base', '--is-ancestor', newHead, 'main')).toBe('');
+    // The receipt was re-signed for the base merge: the dashboard's check is valid for the current head.
+    await expectReceiptFor(op.id, newHead);
   });
 
   it('on a conflict: a revision redoes the change on the base, and the new head waits for a new approval', async () => {
@@ -170,6 +180,8 @@ describe('merge train: the base moved after the approval', () => {
     const conflict = events.find((e) => e.type === 'status' && e.data.to === 'running' && e.data.conflict);
     expect(conflict?.data).toMatchObject({ conflict: ['src/slugify.js'], approvalInvalidated: true });
     const revisionId = conflict!.data.revision as string;
+    // The revision's push re-signed the receipt for its own head.
+    await expectReceiptFor(op.id, revised.pullRequest!.headSha);
     const job = await sys.runtime.queue.queue.getJob(`${op.id}-revise-${revisionId}`);
     expect(job?.data.feedback[0].body).toContain('conflicted in: `src/slugify.js`');
     expect(job?.data.feedback[0].body).toContain(FIXED_LINE.trim());

@@ -285,6 +285,31 @@ describe('policy: who approves what', () => {
     ).rejects.toThrow('github:stranger may not request operations: that needs the proposer role');
   });
 
+  it('permissions.revise decides who may ask for a revision or steer the model, from every surface', async () => {
+    const { id } = await openChange({
+      requester: { source: 'api', user: 'cy' },
+      change: { 'docs/a.md': 'a\n' },
+      repoPolicy: 'permissions: { revise: merger }\n',
+    });
+    const feedback = [{ id: 1, kind: 'issue_comment' as const, user: 'cy', body: 'shorter please' }];
+    // GitHub (the webhook handlers call this), Slack thread replies and REST messages all ask `revise`.
+    await expect(
+      sys.runtime.actions.revise(id, { user: 'cy', source: 'github' }, { requestId: 'r1', feedback }),
+    ).rejects.toThrow(/cy may not .* that needs the merger role \(cy has the committer role\)/);
+    await expect(sys.runtime.actions.steer(id, { user: 'U0PAT', source: 'slack' })).rejects.toThrow(
+      /needs the merger role/,
+    );
+    const refused = await sys.request('POST', `/v1/operations/${id}/messages`, { text: 'hi', user: 'pat' });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/needs the merger role/);
+    const jobId = await sys.runtime.actions.revise(
+      id,
+      { user: 'mia-gh', source: 'github' },
+      { requestId: 'r2', feedback },
+    );
+    expect(await sys.runtime.queue.queue.getJob(jobId)).toBeDefined();
+  });
+
   it('a bad .pullwright.yml fails at claim with the field and reason', async () => {
     await expect(
       openChange({
