@@ -1,5 +1,6 @@
 import { PullwrightError } from '@pullwright/core';
 import { deepScan, type SecretEncoding } from './deep-scan.ts';
+import { Redactor } from './redactor.ts';
 import { isSecretFileName } from './secret-file-name.ts';
 import { SecretScanFailedError, type SecretScanner } from './secret-scanner.ts';
 
@@ -29,7 +30,7 @@ export interface PublishableChange {
 /** A reason to refuse the publish. Never carries a secret: at most its first 4 characters. */
 export interface PublishFinding {
   channel: PublishChannel;
-  /** The file path, commit sha, or channel name the finding is in. */
+  /** The file path, commit sha, branch or channel name the finding is in, secrets in it masked. */
   where: string;
   ruleId: string;
   /** 1-based; 0 for a finding about a whole file (a refused file name). */
@@ -60,18 +61,26 @@ export function scanPublishableChange(
   const budget = options.budgetMs ?? 60_000;
   const started = performance.now();
   const findings: PublishFinding[] = [];
+  // A branch name or path can itself hold the secret: `where` is shown masked.
+  const redactor = new Redactor({ scanner });
   const scan = (channel: PublishChannel, where: string, content: string | Uint8Array, file = ''): void => {
     if (performance.now() - started > budget) {
       throw new SecretScanFailedError('timeout', `exceeded ${budget} ms`);
     }
-    for (const f of deepScan(scanner, content, file)) findings.push({ channel, where, ...f });
+    for (const f of deepScan(scanner, content, file)) findings.push({ channel, where: redactor.redact(where), ...f });
   };
   try {
     if (change.branch !== undefined) scan('branch', change.branch, change.branch);
     for (const c of change.commits ?? []) scan('commit-message', c.sha, c.message);
     for (const f of change.files ?? []) {
       if (isSecretFileName(f.path)) {
-        findings.push({ channel: 'path', where: f.path, ruleId: SECRET_FILE_RULE, line: 0, preview: '' });
+        findings.push({
+          channel: 'path',
+          where: redactor.redact(f.path),
+          ruleId: SECRET_FILE_RULE,
+          line: 0,
+          preview: '',
+        });
       }
       // The path is published too (a token as a file name is still a token).
       scan('path', f.path, f.path);

@@ -25,7 +25,7 @@ function git(dir: string, args: string[], input?: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...config, '-C', dir, ...args], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GIT_TERMINAL_PROMPT: '0' },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -37,7 +37,11 @@ function git(dir: string, args: string[], input?: string): Promise<Buffer> {
       else
         reject(new GitCommandError(`git ${args[0]} failed (${code}): ${Buffer.concat(err).toString('utf8').trim()}`));
     });
-    child.stdin.end(input ?? '');
+    if (input !== undefined) {
+      // A git that exits early (bad object name) closes its input: that error is reported by 'close'.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(input);
+    }
   });
 }
 
