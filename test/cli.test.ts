@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +40,44 @@ describe('pullwright CLI', () => {
     expect(r.stderr).toContain('PORT:');
     expect(r.stderr).toContain('REDIS_URL:');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each(['start', 'api', 'worker', 'demo', 'scan'])(
+    '%s --help prints its usage on stdout and does not run',
+    (command) => {
+      for (const flag of ['--help', '-h']) {
+        // Without REDIS_URL and API_TOKEN, `api` and `worker` would fail if they ran.
+        const r = spawnSync('node', [BIN, command, flag], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '' },
+          timeout: 30_000,
+        });
+        expect(r.status).toBe(0);
+        expect(r.stdout).toMatch(new RegExp(`^usage: pullwright ${command}`, 'i'));
+        expect(r.stderr).toBe('');
+      }
+    },
+  );
+
+  it('prints the command list on stdout for --help', () => {
+    const r = run(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('usage: pullwright <command>');
+  });
+
+  it('scan reads the repository .gitleaks.toml from the directory it runs in', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
+    const token = ['ghp', 'PLANTEDfixture0123456789abcdefghijkl'].join('_');
+    mkdirSync(path.join(dir, 'fixtures'));
+    writeFileSync(path.join(dir, 'fixtures', 'a.txt'), `token = "${token}"\n`);
+    writeFileSync(path.join(dir, 'src.txt'), `token = "${token}"\n`);
+    writeFileSync(
+      path.join(dir, '.gitleaks.toml'),
+      "[extend]\nuseDefault = true\n[[allowlists]]\ndescription = \"test fixtures\"\npaths = ['''^fixtures/''']\n",
+    );
+    const r = spawnSync('node', [BIN, 'scan', 'fixtures', 'src.txt'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('src.txt:1: github-pat (ghp_…)\n');
   });
 
   it('prints usage for an unknown command with exit 2', () => {
