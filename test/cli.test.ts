@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +79,40 @@ describe('pullwright CLI', () => {
     const r = spawnSync('node', [BIN, 'scan', 'fixtures', 'src.txt'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('src.txt:1: github-pat (ghp_…)\n');
+  });
+
+  it('scan --staged reads what the next commit holds, binary and -diff files included', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
+    const token = ['xoxb', '123456789012', '123456789012', 'Zq8xW2Lk9vAb3dEf6hIj9kLm'].join('-');
+    git('init', '-q');
+    writeFileSync(path.join(dir, '.gitattributes'), 'data/* -diff\n');
+    mkdirSync(path.join(dir, 'data'));
+    writeFileSync(path.join(dir, 'data', 'dump.txt'), `slack=${token}\n`);
+    writeFileSync(
+      path.join(dir, 'app.bin'),
+      Buffer.concat([Buffer.from([0, 1, 0]), Buffer.from(token), Buffer.from([0])]),
+    );
+    writeFileSync(path.join(dir, 'clean.txt'), 'nothing\n');
+    git('add', '.gitattributes', 'data', 'clean.txt');
+    // Staged content counts, not the working tree: the staged dump has the token, the file on disk no longer does.
+    writeFileSync(path.join(dir, 'data', 'dump.txt'), 'cleaned\n');
+    const first = spawnSync('node', [BIN, 'scan', '--staged'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(first.status).toBe(1);
+    expect(first.stdout).toBe('data/dump.txt:1: slack-bot-token (xoxb…)\n');
+    git('add', 'app.bin', 'data');
+    const second = spawnSync('node', [BIN, 'scan', '--staged'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(second.stdout).toBe('app.bin:1: slack-bot-token (xoxb…) [strings]\n');
+    git('rm', '-q', '--cached', 'app.bin');
+    const clean = spawnSync('node', [BIN, 'scan', '--staged'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(clean.status).toBe(0);
+    const outside = spawnSync('node', [BIN, 'scan', '--staged'], {
+      cwd: os.tmpdir(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(outside.status).toBe(2);
   });
 
   it('prints usage for an unknown command with exit 2', () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,10 +18,11 @@ export interface ScanCommandIo {
   stdinIsTTY: boolean;
 }
 
-const USAGE = `Usage: pullwright scan [--json] [--config <gitleaks.toml>] [paths...]
+const USAGE = `Usage: pullwright scan [--json] [--config <gitleaks.toml>] [--staged | paths...]
 
-Scans files and directories for secrets (skipping .git and node_modules), or, with no
-paths, the lines a unified diff on standard input adds:  git diff --cached | pullwright scan
+Scans files and directories for secrets (skipping .git and node_modules); with --staged,
+the files staged for the next commit as git will commit them (a pre-commit hook); with
+neither, the lines a unified diff on standard input adds:  git diff --cached | pullwright scan
 
 Each file is scanned as it is, with base64/base64url/hex runs decoded, strings split over
 lines joined, and binary files by their printable strings. A file named on the command
@@ -28,6 +30,7 @@ line (or added by the diff) that is a secret by name (.env, id_rsa, *.p12, *.key
 reported as secret-file; files found by walking a directory are not (a local .env is normal).
 
   --json             findings as JSON on standard output
+  --staged           scan the staged content of added and changed files (run inside the repository)
   --config <file>    rules in gitleaks' TOML format; they replace the defaults unless the
                      file has [extend] useDefault = true. Default: ./.gitleaks.toml when
                      it exists (the repository's own rules and allowlists), else the defaults
@@ -42,17 +45,21 @@ const REPO_CONFIG = '.gitleaks.toml';
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 class UsageError extends Error {}
 
+/** git could not list or read the index: the hook must fail closed. */
+class StagedReadError extends Error {}
+
 /** A finding with its file; `line` 0 and no preview for a file refused by its name. */
 type ScanFinding = DeepFinding & { file: string };
 
 interface ParsedArgs {
   json: boolean;
+  staged: boolean;
   config?: string;
   paths: string[];
 }
 
 function parseArgs(argv: string[]): ParsedArgs | 'help' {
-  const out: ParsedArgs = { json: false, paths: [] };
+  const out: ParsedArgs = { json: false, staged: false, paths: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
@@ -61,6 +68,7 @@ function parseArgs(argv: string[]): ParsedArgs | 'help' {
     }
     if (arg === '-h' || arg === '--help') return 'help';
     if (arg === '--json') out.json = true;
+    else if (arg === '--staged') out.staged = true;
     else if (arg === '--config' || arg === '-c') {
       const value = argv[++i];
       if (value === undefined) throw new UsageError('--config needs a file');
@@ -76,6 +84,45 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function git(args: string[], input?: string): Buffer {
+  const r = spawnSync('git', args, { input, maxBuffer: 1 << 30 });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new StagedReadError(`git ${args[0]} failed: ${r.stderr.toString('utf8').trim()}`);
+  return r.stdout;
+}
+
+/**
+ * The files the next commit will contain as added or changed, with their staged bytes
+ * (`git cat-file` on the index: what will be committed, not the working tree, and no
+ * textconv or diff attributes in the way).
+ */
+function stagedFiles(): Array<[string, Buffer]> {
+  const names = git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=ACMT'])
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean);
+  if (names.length === 0) return [];
+  // cat-file reads one name per line: a name with a newline cannot be asked for, so refuse.
+  const odd = names.find((n) => n.includes('\n'));
+  if (odd !== undefined) throw new StagedReadError('a staged path contains a newline; rename it');
+  const out = git(['cat-file', '--batch'], `${names.map((n) => `:${n}`).join('\n')}\n`);
+  const files: Array<[string, Buffer]> = [];
+  let at = 0;
+  for (const name of names) {
+    const nl = out.indexOf(0x0a, at);
+    const header = out.subarray(at, nl).toString('latin1').split(' ');
+    // A submodule (gitlink) or an unreadable entry has no blob to scan.
+    if (header.length !== 3 || header[1] !== 'blob') {
+      at = nl + 1;
+      continue;
+    }
+    const size = Number(header[2]);
+    files.push([name, out.subarray(nl + 1, nl + 1 + size)]);
+    at = nl + 1 + size + 1;
+  }
+  return files;
 }
 
 /** Files under `target`, and whether each was named on the command line itself. */
@@ -117,7 +164,11 @@ export async function runScanCommand(argv: string[], io: ScanCommandIo): Promise
     write(io.stdout, USAGE);
     return 0;
   }
-  if (args.paths.length === 0 && io.stdinIsTTY) {
+  if (args.staged && args.paths.length > 0) {
+    write(io.stderr, `pullwright scan: --staged takes no paths\n\n${USAGE}`);
+    return 2;
+  }
+  if (!args.staged && args.paths.length === 0 && io.stdinIsTTY) {
     write(io.stderr, `pullwright scan: give paths to scan, or pipe a diff on standard input\n\n${USAGE}`);
     return 2;
   }
@@ -131,7 +182,13 @@ export async function runScanCommand(argv: string[], io: ScanCommandIo): Promise
     const refuse = (file: string): void => {
       if (isSecretFileName(file)) findings.push({ ruleId: SECRET_FILE_RULE, file, line: 0, preview: '' });
     };
-    if (args.paths.length === 0) {
+    if (args.staged) {
+      for (const [file, bytes] of stagedFiles()) {
+        files++;
+        refuse(file);
+        for (const f of deepScan(scanner, bytes, file)) findings.push({ ...f, file });
+      }
+    } else if (args.paths.length === 0) {
       for (const added of parseAddedLines(await readAll(io.stdin))) {
         refuse(added.file);
         // Consecutive added lines are scanned together, so split and multi-line secrets are seen whole.
