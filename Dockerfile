@@ -1,4 +1,13 @@
 # API: REST v1, webhooks, SSE and the dashboard. Stateless; runs no repository code.
+# The CLI is compiled to JavaScript (apps/cli/dist) with the dev toolchain; the image
+# itself installs production dependencies only and never runs TypeScript.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages ./packages
+COPY apps ./apps
+RUN npm ci --no-audit --no-fund
+
 FROM node:22-bookworm-slim
 
 RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates && rm -rf /var/lib/apt/lists/*
@@ -8,6 +17,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages ./packages
 COPY apps ./apps
+COPY --from=build /app/apps/cli/dist ./apps/cli/dist
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force && chmod -R a-w /app
 
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/tmp/pullwright

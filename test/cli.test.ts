@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,8 @@ const run = (args: string[], input?: string) =>
 describe('pullwright CLI', () => {
   it('scan exits 1 on a secret in a file and prints no secret', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
-    writeFileSync(path.join(dir, 'config.js'), 'export const k = "ghp_PLANTEDrepo0123456789abcdefghijklmno";\n');
+    const token = ['ghp', 'PLANTEDrepo0123456789abcdefghijklmno'].join('_');
+    writeFileSync(path.join(dir, 'config.js'), `export const k = "${token}";\n`);
     writeFileSync(path.join(dir, 'clean.js'), 'export const k = process.env.TOKEN;\n');
     const r = run(['scan', dir]);
     expect(r.status).toBe(1);
@@ -21,8 +22,8 @@ describe('pullwright CLI', () => {
   });
 
   it('scan reads a diff on stdin with --json', () => {
-    const diff =
-      'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+token=xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx\n';
+    const token = ['xoxb', '123456789012', '123456789012', 'abcdefghijklmnopqrstuvwx'].join('-');
+    const diff = `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+token=${token}\n`;
     const r = run(['scan', '--json'], diff);
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout).findings).toEqual([
@@ -40,6 +41,78 @@ describe('pullwright CLI', () => {
     expect(r.stderr).toContain('PORT:');
     expect(r.stderr).toContain('REDIS_URL:');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each(['start', 'api', 'worker', 'demo', 'scan'])(
+    '%s --help prints its usage on stdout and does not run',
+    (command) => {
+      for (const flag of ['--help', '-h']) {
+        // Without REDIS_URL and API_TOKEN, `api` and `worker` would fail if they ran.
+        const r = spawnSync('node', [BIN, command, flag], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '' },
+          timeout: 30_000,
+        });
+        expect(r.status).toBe(0);
+        expect(r.stdout).toMatch(new RegExp(`^usage: pullwright ${command}`, 'i'));
+        expect(r.stderr).toBe('');
+      }
+    },
+  );
+
+  it('prints the command list on stdout for --help', () => {
+    const r = run(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('usage: pullwright <command>');
+  });
+
+  it('scan reads the repository .gitleaks.toml from the directory it runs in', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
+    const token = ['ghp', 'PLANTEDfixture0123456789abcdefghijkl'].join('_');
+    mkdirSync(path.join(dir, 'fixtures'));
+    writeFileSync(path.join(dir, 'fixtures', 'a.txt'), `token = "${token}"\n`);
+    writeFileSync(path.join(dir, 'src.txt'), `token = "${token}"\n`);
+    writeFileSync(
+      path.join(dir, '.gitleaks.toml'),
+      "[extend]\nuseDefault = true\n[[allowlists]]\ndescription = \"test fixtures\"\npaths = ['''^fixtures/''']\n",
+    );
+    const r = spawnSync('node', [BIN, 'scan', 'fixtures', 'src.txt'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('src.txt:1: github-pat (ghp_…)\n');
+  });
+
+  it('scan --staged reads what the next commit holds, binary and -diff files included', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
+    const token = ['xoxb', '123456789012', '123456789012', 'Zq8xW2Lk9vAb3dEf6hIj9kLm'].join('-');
+    git('init', '-q');
+    writeFileSync(path.join(dir, '.gitattributes'), 'data/* -diff\n');
+    mkdirSync(path.join(dir, 'data'));
+    writeFileSync(path.join(dir, 'data', 'dump.txt'), `slack=${token}\n`);
+    writeFileSync(
+      path.join(dir, 'app.bin'),
+      Buffer.concat([Buffer.from([0, 1, 0]), Buffer.from(token), Buffer.from([0])]),
+    );
+    writeFileSync(path.join(dir, 'clean.txt'), 'nothing\n');
+    git('add', '.gitattributes', 'data', 'clean.txt');
+    // Staged content counts, not the working tree: the staged dump has the token, the file on disk no longer does.
+    writeFileSync(path.join(dir, 'data', 'dump.txt'), 'cleaned\n');
+    const first = spawnSync('node', [BIN, 'scan', '--staged'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(first.status).toBe(1);
+    expect(first.stdout).toBe('data/dump.txt:1: slack-bot-token (xoxb…)\n');
+    git('add', 'app.bin', 'data');
+    const second = spawnSync('node', [BIN, 'scan', '--staged'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(second.stdout).toBe('app.bin:1: slack-bot-token (xoxb…) [strings]\n');
+    git('rm', '-q', '--cached', 'app.bin');
+    const clean = spawnSync('node', [BIN, 'scan', '--staged'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(clean.status).toBe(0);
+    const outside = spawnSync('node', [BIN, 'scan', '--staged'], {
+      cwd: os.tmpdir(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(outside.status).toBe(2);
   });
 
   it('prints usage for an unknown command with exit 2', () => {

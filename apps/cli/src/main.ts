@@ -16,7 +16,32 @@ const USAGE = `usage: pullwright <command>
   api       the API alone (needs REDIS_URL and API_TOKEN)
   worker    a code worker alone (needs REDIS_URL)
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
-  scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)`;
+  scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
+
+pullwright <command> --help describes one command.`;
+
+/** `pullwright <command> --help`: printed to stdout; the command does not run. */
+const COMMAND_HELP: Record<string, string> = {
+  start: `usage: pullwright start
+
+Runs the API, a code worker and the dashboard in one process on embedded defaults: a
+private redis-server when REDIS_URL is unset, the local forge when no GitHub App is
+configured, and the replay model with a demo operation when no model key is set. Stop
+with Ctrl-C. Configuration: the environment variables in README.md.`,
+  api: `usage: pullwright api
+
+Runs the API alone (REST, Slack, GitHub webhooks, SSE, dashboard). Needs REDIS_URL and
+API_TOKEN; scale it out behind a load balancer.`,
+  worker: `usage: pullwright worker
+
+Runs a code worker alone: takes operations from the queue on REDIS_URL and runs them.
+Start more processes (or containers) on the same Redis to scale out.`,
+  demo: `usage: pullwright demo
+
+Runs the start flow headless: a private redis-server and local forge in a temporary
+DATA_DIR, the sample /debug operation with the replay model, approval, merge, and the
+operation's timeline on stdout. Exit 0 when the operation merged.`,
+};
 
 async function boot(env: NodeJS.ProcessEnv): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
   const config = loadConfig(env);
@@ -125,6 +150,16 @@ async function demo(): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   const command = argv[0];
+  const help = (a: string) => a === '-h' || a === '--help';
+  if (command === undefined || command === 'help' || help(command)) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const commandHelp = COMMAND_HELP[command];
+  if (commandHelp !== undefined && argv.slice(1).some(help)) {
+    process.stdout.write(`${commandHelp}\n`);
+    return 0;
+  }
   try {
     switch (command) {
       case 'start':
@@ -143,8 +178,8 @@ export async function main(argv: string[]): Promise<number> {
           stdinIsTTY: Boolean(process.stdin.isTTY),
         });
       default:
-        process.stderr.write(`${USAGE}\n`);
-        return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
+        process.stderr.write(`pullwright: unknown command ${JSON.stringify(command)}\n${USAGE}\n`);
+        return 2;
     }
   } catch (err) {
     // Configuration and start-up problems are reported once, in words, without a stack.

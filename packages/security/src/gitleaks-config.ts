@@ -4,6 +4,7 @@ import { PullwrightError } from '@pullwright/core';
 import { parse as parseToml } from 'smol-toml';
 import { GoRegexSyntaxError, translateGoRegex } from './go-regex.ts';
 import type { SecretAllowlist, SecretRule, SecretRuleSet } from './secret-rule.ts';
+import { TOKEN_CHECKSUMS, type TokenChecksum } from './token-checksum.ts';
 
 /** A config that cannot be loaded. The scanner refuses to start rather than scan with fewer rules. */
 export class GitleaksConfigError extends PullwrightError<{ source: string; rule?: string; reason: string }> {
@@ -106,6 +107,7 @@ interface PartialRule {
   path?: RegExp;
   secretGroup?: number;
   entropy?: number;
+  checksum?: TokenChecksum;
   keywords: string[];
   allowlists: SecretAllowlist[];
 }
@@ -140,6 +142,12 @@ function parseRule(raw: unknown, source: string, index: number): PartialRule {
     }
     rule.entropy = raw.entropy;
   }
+  if (raw.checksum !== undefined) {
+    if (!TOKEN_CHECKSUMS.includes(raw.checksum as TokenChecksum)) {
+      throw new GitleaksConfigError(source, `checksum must be one of ${TOKEN_CHECKSUMS.join(', ')}`, id);
+    }
+    rule.checksum = raw.checksum as TokenChecksum;
+  }
   return rule;
 }
 
@@ -166,6 +174,7 @@ function finish(rule: PartialRule, source: string): SecretRule {
   };
   if (rule.regex) out.regex = rule.regex;
   if (rule.path) out.path = rule.path;
+  if (rule.checksum) out.checksum = rule.checksum;
   return out;
 }
 
@@ -181,6 +190,8 @@ function mergeOver(base: SecretRule, own: PartialRule): PartialRule {
   };
   const regex = own.regex ?? base.regex;
   const p = own.path ?? base.path;
+  const checksum = own.checksum ?? base.checksum;
+  if (checksum) merged.checksum = checksum;
   if (regex) merged.regex = regex;
   if (p) merged.path = p;
   return merged;

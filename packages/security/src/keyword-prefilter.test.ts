@@ -3,6 +3,10 @@ import { DEFAULT_RULES } from './default-rules.ts';
 import { KeywordPrefilter } from './keyword-prefilter.ts';
 import { leadingLiterals, MatchPlan } from './match-plan.ts';
 
+// Credential-shaped values are joined at run time: no literal one sits in the repository.
+const KEY_VALUE = ['q8Zr2Lk9Xv', '7Tn4Wm1Ps6'].join('');
+const TOKEN_VALUE = ['Ab3dEf6hIj', '9kLm2nOp5q'].join('');
+
 function hits(keywords: string[], text: string): Array<[string, number]> {
   const pf = new KeywordPrefilter(keywords);
   const out: Array<[string, number]> = [];
@@ -74,9 +78,9 @@ describe('MatchPlan', () => {
 
   const generic = DEFAULT_RULES.rules.find((r) => r.id === 'generic-api-key')!.regex!;
   it.each([
-    'api_key = "q8Zr2Lk9Xv7Tn4Wm1Ps6"',
-    'my.service-api_key = "q8Zr2Lk9Xv7Tn4Wm1Ps6"; other_token: "Ab3dEf6hIj9kLm2nOp5q"',
-    `${'x'.repeat(70)}token = "Ab3dEf6hIj9kLm2nOp5q"`,
+    `api_key = "${KEY_VALUE}"`,
+    `my.service-api_key = "${KEY_VALUE}"; other_token: "${TOKEN_VALUE}"`,
+    `${'x'.repeat(70)}token = "${TOKEN_VALUE}"`,
     'const a = 1; apikey=abcdefghij0123456789 tokentoken=zzzzzzzzzzzz1',
     'no credentials here at all',
     'keykeykey=secretsecret1',

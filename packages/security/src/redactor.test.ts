@@ -8,20 +8,23 @@ const ghp = `ghp_${'Zq8xW2Lk9v'.repeat(3)}Ab3dEf`;
 const slack = `xoxb-${'1234567890'}-${'9876543210123'}-${'Ab3dEf6hIj9kLm2nOp5qRs8t'}`;
 const anthropic = `sk-ant-api03-${'Ab3dEf6hIj9kLm2nOp5q'.repeat(5)}AA`;
 const jwt = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from('{"sub":"u1234567890","n":1}').toString('base64url')}.${'Sg7kQ2vX9pLm4Rt8Wz1yBn6cHd3fJa0e'}`;
+const urlPassword = ['Xk9pQ2m', 'Z7vR4tY'].join('');
+const apiKey = ['q8Zr2Lk9Xv', '7Tn4Wm1Ps6'].join('');
+const signingSecret = ['my-signing', '-secret-value'].join('');
 const pem = `-----BEGIN PRIVATE KEY-----\n${'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7'.repeat(2)}\n-----END PRIVATE KEY-----`;
 
 describe('Redactor', () => {
-  const redactor = new Redactor({ secrets: ['my-signing-secret-value', 'short'] });
+  const redactor = new Redactor({ secrets: [signingSecret, 'short'] });
 
   it.each<[string, string, string[]]>([
-    ['a configured secret', 'sig=my-signing-secret-value;', ['my-signing-secret-value']],
+    ['a configured secret', `sig=${signingSecret};`, [signingSecret]],
     ['a GitHub token in a URL', `https://x-access-token:${ghp}@github.com/o/r.git`, [ghp]],
     ['a Slack bot token', `Authorization: Bearer ${slack}`, [slack]],
     ['an Anthropic key in JSON', JSON.stringify({ headers: { 'x-api-key': anthropic } }), [anthropic]],
     ['a JWT', `cookie=${jwt}; Path=/`, [jwt.slice(0, 30)]],
     ['a private key body', pem, ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7']],
-    ['a URL password', 'redis://default:Xk9pQ2mZ7vR4tY@cache:6379', ['Xk9pQ2mZ7vR4tY']],
-    ['a generic assignment', 'api_key = "q8Zr2Lk9Xv7Tn4Wm1Ps6"', ['q8Zr2Lk9Xv7Tn4Wm1Ps6']],
+    ['a URL password', `redis://default:${urlPassword}@cache:6379`, [urlPassword]],
+    ['a generic assignment', `api_key = "${apiKey}"`, [apiKey]],
   ])('masks %s', (_name, input, secrets) => {
     const out = redactor.redact(input);
     for (const s of secrets) expect(out).not.toContain(s);

@@ -60,13 +60,41 @@ describe('runScanCommand', () => {
     expect(r.stderr).toContain('no secrets in 1 file');
   });
 
-  it('exits 1 and names file, line and rule, skipping .git, node_modules, binaries and symlinks', async () => {
+  it('exits 1 and names file, line and rule, reading binaries by their strings, skipping .git, node_modules and symlinks', async () => {
     const r = await run([path.join(dir, 'dirty')]);
     expect(r.code).toBe(1);
-    const file = path.join(dir, 'dirty/src/leak.ts').split(path.sep).join('/');
-    expect(r.stdout).toBe(`${file}:2: github-pat (ghp_…)\n`);
+    const file = (name: string) => path.join(dir, 'dirty', name).split(path.sep).join('/');
+    expect(r.stdout).toBe(
+      `${file('blob.bin')}:1: github-pat (ghp_…) [strings]\n${file('src/leak.ts')}:2: github-pat (ghp_…)\n`,
+    );
     expect(r.stdout + r.stderr).not.toContain(token);
-    expect(r.stderr).toContain('1 secret found in 2 files');
+    expect(r.stderr).toContain('2 secrets found in 3 files');
+  });
+
+  it('refuses a secret file named on the command line, not one found by walking', async () => {
+    const env = path.join(dir, 'envdir', '.env');
+    await mkdir(path.dirname(env), { recursive: true });
+    await writeFile(env, 'DEBUG=1\n');
+    const named = await run([env]);
+    expect(named.code).toBe(1);
+    expect(named.stdout).toBe(`${env.split(path.sep).join('/')}:0: secret-file\n`);
+    expect((await run([path.dirname(env)])).code).toBe(0);
+  });
+
+  it('decodes an encoded token and joins a split one', async () => {
+    const encoded = Buffer.from(`token=${token}`).toString('base64');
+    const diff = `diff --git a/x.ts b/x.ts\n--- a/x.ts\n+++ b/x.ts\n@@ -9,0 +10,3 @@\n+const a = "${encoded}";\n+const b = "${token.slice(0, 20)}" +\n+  "${token.slice(20)}";\n`;
+    const r = await run([], { stdin: diff });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('x.ts:10: github-pat (ghp_…) [base64]\nx.ts:11: github-pat (ghp_…) [joined]\n');
+  });
+
+  it('refuses a diff that adds a .env file', async () => {
+    const r = await run([], {
+      stdin: 'diff --git a/.env b/.env\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+DEBUG=1\n',
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('.env:0: secret-file\n');
   });
 
   it('prints JSON with --json', async () => {
@@ -77,9 +105,9 @@ describe('runScanCommand', () => {
     expect(body.findings).toEqual([
       {
         ruleId: 'github-pat',
-        file: path.join(dir, 'dirty/src/leak.ts').split(path.sep).join('/'),
         line: 2,
         preview: 'ghp_…',
+        file: path.join(dir, 'dirty/src/leak.ts').split(path.sep).join('/'),
       },
     ]);
   });

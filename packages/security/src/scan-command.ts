@@ -1,9 +1,15 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isPullwrightError } from '@pullwright/core';
+import { type DeepFinding, deepScan } from './deep-scan.ts';
 import { DEFAULT_RULES } from './default-rules.ts';
 import { loadGitleaksConfigFile } from './gitleaks-config.ts';
-import { type SecretFinding, SecretScanner } from './secret-scanner.ts';
+import { SECRET_FILE_RULE } from './publishable-change.ts';
+import { isSecretFileName } from './secret-file-name.ts';
+import { SecretScanFailedError, SecretScanner } from './secret-scanner.ts';
+import { parseAddedLines } from './unified-diff.ts';
 
 export interface ScanCommandIo {
   stdin: NodeJS.ReadableStream;
@@ -12,33 +18,48 @@ export interface ScanCommandIo {
   stdinIsTTY: boolean;
 }
 
-const USAGE = `Usage: pullwright scan [--json] [--config <gitleaks.toml>] [paths...]
+const USAGE = `Usage: pullwright scan [--json] [--config <gitleaks.toml>] [--staged | paths...]
 
-Scans files and directories for secrets (skipping .git and node_modules), or, with no
-paths, the lines a unified diff on standard input adds:  git diff --cached | pullwright scan
+Scans files and directories for secrets (skipping .git and node_modules); with --staged,
+the files staged for the next commit as git will commit them (a pre-commit hook); with
+neither, the lines a unified diff on standard input adds:  git diff --cached | pullwright scan
+
+Each file is scanned as it is, with base64/base64url/hex runs decoded, strings split over
+lines joined, and binary files by their printable strings. A file named on the command
+line (or added by the diff) that is a secret by name (.env, id_rsa, *.p12, *.key…) is
+reported as secret-file; files found by walking a directory are not (a local .env is normal).
 
   --json             findings as JSON on standard output
+  --staged           scan the staged content of added and changed files (run inside the repository)
   --config <file>    rules in gitleaks' TOML format; they replace the defaults unless the
-                     file has [extend] useDefault = true
+                     file has [extend] useDefault = true. Default: ./.gitleaks.toml when
+                     it exists (the repository's own rules and allowlists), else the defaults
 
 Exit status: 0 no secrets, 1 secrets found, 2 usage error or the scan could not complete.
 `;
 
+/** The repository's own gitleaks config, read from the directory the scan runs in. */
+const REPO_CONFIG = '.gitleaks.toml';
+
 /** Directories never worth scanning: git's object store and installed dependencies. */
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
-/** A NUL byte in the first 8 KB marks a binary file, as git decides it. */
-const BINARY_SNIFF = 8000;
-
 class UsageError extends Error {}
+
+/** git could not list or read the index: the hook must fail closed. */
+class StagedReadError extends Error {}
+
+/** A finding with its file; `line` 0 and no preview for a file refused by its name. */
+type ScanFinding = DeepFinding & { file: string };
 
 interface ParsedArgs {
   json: boolean;
+  staged: boolean;
   config?: string;
   paths: string[];
 }
 
 function parseArgs(argv: string[]): ParsedArgs | 'help' {
-  const out: ParsedArgs = { json: false, paths: [] };
+  const out: ParsedArgs = { json: false, staged: false, paths: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
@@ -47,6 +68,7 @@ function parseArgs(argv: string[]): ParsedArgs | 'help' {
     }
     if (arg === '-h' || arg === '--help') return 'help';
     if (arg === '--json') out.json = true;
+    else if (arg === '--staged') out.staged = true;
     else if (arg === '--config' || arg === '-c') {
       const value = argv[++i];
       if (value === undefined) throw new UsageError('--config needs a file');
@@ -64,12 +86,52 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function* walk(target: string): AsyncGenerator<string> {
+function git(args: string[], input?: string): Buffer {
+  const r = spawnSync('git', args, { input, maxBuffer: 1 << 30 });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new StagedReadError(`git ${args[0]} failed: ${r.stderr.toString('utf8').trim()}`);
+  return r.stdout;
+}
+
+/**
+ * The files the next commit will contain as added or changed, with their staged bytes
+ * (`git cat-file` on the index: what will be committed, not the working tree, and no
+ * textconv or diff attributes in the way).
+ */
+function stagedFiles(): Array<[string, Buffer]> {
+  const names = git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=ACMT'])
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean);
+  if (names.length === 0) return [];
+  // cat-file reads one name per line: a name with a newline cannot be asked for, so refuse.
+  const odd = names.find((n) => n.includes('\n'));
+  if (odd !== undefined) throw new StagedReadError('a staged path contains a newline; rename it');
+  const out = git(['cat-file', '--batch'], `${names.map((n) => `:${n}`).join('\n')}\n`);
+  const files: Array<[string, Buffer]> = [];
+  let at = 0;
+  for (const name of names) {
+    const nl = out.indexOf(0x0a, at);
+    const header = out.subarray(at, nl).toString('latin1').split(' ');
+    // A submodule (gitlink) or an unreadable entry has no blob to scan.
+    if (header.length !== 3 || header[1] !== 'blob') {
+      at = nl + 1;
+      continue;
+    }
+    const size = Number(header[2]);
+    files.push([name, out.subarray(nl + 1, nl + 1 + size)]);
+    at = nl + 1 + size + 1;
+  }
+  return files;
+}
+
+/** Files under `target`, and whether each was named on the command line itself. */
+async function* walk(target: string, named = true): AsyncGenerator<[string, boolean]> {
   const st = await lstat(target);
   // Symlinks are not followed: a link can point anywhere, including back up the tree.
   if (st.isSymbolicLink()) return;
   if (st.isFile()) {
-    yield target;
+    yield [target, named];
     return;
   }
   if (!st.isDirectory()) return;
@@ -77,7 +139,7 @@ async function* walk(target: string): AsyncGenerator<string> {
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
     if (entry.isDirectory() && SKIP_DIRS.has(entry.name)) continue;
-    yield* walk(path.join(target, entry.name));
+    yield* walk(path.join(target, entry.name), false);
   }
 }
 
@@ -102,31 +164,45 @@ export async function runScanCommand(argv: string[], io: ScanCommandIo): Promise
     write(io.stdout, USAGE);
     return 0;
   }
-  if (args.paths.length === 0 && io.stdinIsTTY) {
+  if (args.staged && args.paths.length > 0) {
+    write(io.stderr, `pullwright scan: --staged takes no paths\n\n${USAGE}`);
+    return 2;
+  }
+  if (!args.staged && args.paths.length === 0 && io.stdinIsTTY) {
     write(io.stderr, `pullwright scan: give paths to scan, or pipe a diff on standard input\n\n${USAGE}`);
     return 2;
   }
 
-  let findings: SecretFinding[] = [];
+  const findings: ScanFinding[] = [];
   let files = 0;
-  const skipped: string[] = [];
   try {
-    const rules = args.config
-      ? loadGitleaksConfigFile(path.resolve(args.config), { defaults: DEFAULT_RULES })
-      : DEFAULT_RULES;
+    const config = args.config ?? (existsSync(REPO_CONFIG) ? REPO_CONFIG : undefined);
+    const rules = config ? loadGitleaksConfigFile(path.resolve(config), { defaults: DEFAULT_RULES }) : DEFAULT_RULES;
     const scanner = new SecretScanner({ rules });
-    if (args.paths.length === 0) {
-      findings = scanner.scanDiff(await readAll(io.stdin));
+    const refuse = (file: string): void => {
+      if (isSecretFileName(file)) findings.push({ ruleId: SECRET_FILE_RULE, file, line: 0, preview: '' });
+    };
+    if (args.staged) {
+      for (const [file, bytes] of stagedFiles()) {
+        files++;
+        refuse(file);
+        for (const f of deepScan(scanner, bytes, file)) findings.push({ ...f, file });
+      }
+    } else if (args.paths.length === 0) {
+      for (const added of parseAddedLines(await readAll(io.stdin))) {
+        refuse(added.file);
+        // Consecutive added lines are scanned together, so split and multi-line secrets are seen whole.
+        for (const f of deepScan(scanner, added.lines.join('\n'), added.file)) {
+          findings.push({ ...f, file: added.file, line: added.lineNumbers[f.line - 1]! });
+        }
+      }
     } else {
       for (const target of args.paths) {
-        for await (const file of walk(target)) {
-          const bytes = await readFile(file);
-          if (bytes.subarray(0, BINARY_SNIFF).includes(0)) {
-            skipped.push(file);
-            continue;
-          }
+        for await (const [file, named] of walk(target)) {
+          const name = file.split(path.sep).join('/');
           files++;
-          findings.push(...scanner.scanText(bytes.toString('utf8'), file.split(path.sep).join('/')));
+          if (named) refuse(name);
+          for (const f of deepScan(scanner, await readFile(file), name)) findings.push({ ...f, file: name });
         }
       }
     }
@@ -136,15 +212,18 @@ export async function runScanCommand(argv: string[], io: ScanCommandIo): Promise
       ? err.message
       : (err as NodeJS.ErrnoException).code
         ? `${(err as NodeJS.ErrnoException).code}: ${(err as NodeJS.ErrnoException).path ?? ''}`
-        : (err as Error).message;
+        : new SecretScanFailedError('internal', (err as Error).message).message;
     write(io.stderr, `pullwright scan: ${reason}\n`);
     return 2;
   }
 
   if (args.json) {
-    write(io.stdout, `${JSON.stringify({ findings, files, skipped }, null, 2)}\n`);
+    write(io.stdout, `${JSON.stringify({ findings, files }, null, 2)}\n`);
   } else {
-    for (const f of findings) write(io.stdout, `${f.file}:${f.line}: ${f.ruleId} (${f.preview})\n`);
+    for (const f of findings) {
+      const how = f.via ? ` [${f.via}]` : '';
+      write(io.stdout, `${f.file}:${f.line}: ${f.ruleId}${f.preview ? ` (${f.preview})` : ''}${how}\n`);
+    }
     const where = args.paths.length === 0 ? 'the diff' : `${files} file${files === 1 ? '' : 's'}`;
     write(
       io.stderr,

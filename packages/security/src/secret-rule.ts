@@ -1,3 +1,5 @@
+import type { TokenChecksum } from './token-checksum.ts';
+
 /**
  * The compiled form of a gitleaks rule. Field meanings follow gitleaks' config so a team's
  * `.gitleaks.toml` means the same thing here as it does in their CI.
@@ -27,6 +29,8 @@ export interface SecretRule {
   /** Lower-cased. The rule only runs near an occurrence of one of them; none = always runs. */
   keywords: string[];
   allowlists: SecretAllowlist[];
+  /** A checksummed format: a token that verifies is reported whatever the allowlists say. */
+  checksum?: TokenChecksum;
   /** The pattern can span many lines (PEM blocks), so it gets a larger search window. */
   multiline: boolean;
 }

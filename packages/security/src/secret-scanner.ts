@@ -1,9 +1,11 @@
 import { PullwrightError } from '@pullwright/core';
 import { DEFAULT_RULES } from './default-rules.ts';
 import { KeywordPrefilter } from './keyword-prefilter.ts';
+import { type LineIndex, lineIndex } from './line-index.ts';
 import { MatchPlan } from './match-plan.ts';
 import type { SecretAllowlist, SecretRule, SecretRuleSet } from './secret-rule.ts';
 import { shannonEntropy } from './shannon-entropy.ts';
+import { verifiesChecksum } from './token-checksum.ts';
 import { parseAddedLines } from './unified-diff.ts';
 
 /** A detected secret, safe to log and show: it never carries the secret itself. */
@@ -59,43 +61,10 @@ const MERGE_GAP = 256;
 /** PEM blocks: an 8192-bit RSA key is about 6.5 KB. */
 const MULTILINE_REACH = 65_536;
 
-function preview(secret: string): string {
+/** What a finding shows of its secret. */
+export function previewSecret(secret: string): string {
   // Short secrets show less, so a preview never reveals a meaningful fraction of one.
   return `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…`;
-}
-
-interface LineIndex {
-  lineOf(offset: number): number;
-  lineText(offset: number): string;
-}
-
-function lineIndex(text: string): LineIndex {
-  let starts: number[] | undefined;
-  const build = (): number[] => {
-    const s = [0];
-    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) s.push(at + 1);
-    return s;
-  };
-  const find = (offset: number): number => {
-    starts ??= build();
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-  return {
-    lineOf: (offset) => find(offset) + 1,
-    lineText: (offset) => {
-      const i = find(offset);
-      const start = starts![i]!;
-      const next = starts![i + 1];
-      return text.slice(start, next === undefined ? text.length : next - 1);
-    },
-  };
 }
 
 /** `line` holds the offset of the match start until findings are built. */
@@ -133,6 +102,7 @@ export class SecretScanner {
   readonly #rulesOfKeyword: number[][];
   readonly #diffBudgetMs: number;
   readonly #plans: Array<MatchPlan | undefined>;
+  #specific: SecretScanner | undefined;
 
   constructor(options: SecretScannerOptions = {}) {
     const set = options.rules ?? DEFAULT_RULES;
@@ -148,6 +118,18 @@ export class SecretScanner {
     this.#plans = set.rules.map((r) => (r.regex ? new MatchPlan(r.regex, r.keywords) : undefined));
   }
 
+  /**
+   * The same rules without the generic ones, for text assembled from pieces (lines joined
+   * across breaks), where a generic rule would read two unrelated lines as one assignment.
+   */
+  specific(): SecretScanner {
+    this.#specific ??= new SecretScanner({
+      rules: { rules: this.rules.filter((r) => !isGeneric(r.id)), allowlists: [...this.#globalAllowlists] },
+      diffBudgetMs: this.#diffBudgetMs,
+    });
+    return this.#specific;
+  }
+
   /** Findings in one file's content (a write, or a file on disk). */
   scanText(text: string, file: string): SecretFinding[] {
     const lines = lineIndex(text);
@@ -155,13 +137,16 @@ export class SecretScanner {
       ruleId: d.ruleId,
       file,
       line: lines.lineOf(d.line),
-      preview: preview(d.secret),
+      preview: previewSecret(d.secret),
     }));
   }
 
-  /** Secret positions in arbitrary text (log lines, messages), for redaction. */
-  spans(text: string): SecretSpan[] {
-    return this.#detect(text, '', NO_DEADLINE, lineIndex(text)).map(({ ruleId, start, end }) => ({
+  /**
+   * Secret positions in arbitrary text (log lines, messages), for redaction; with `file`,
+   * path-scoped rules and allowlists apply as in `scanText`.
+   */
+  spans(text: string, file = ''): SecretSpan[] {
+    return this.#detect(text, file, NO_DEADLINE, lineIndex(text)).map(({ ruleId, start, end }) => ({
       ruleId,
       start,
       end,
@@ -195,7 +180,7 @@ export class SecretScanner {
             ruleId: d.ruleId,
             file: added.file,
             line: added.lineNumbers[lines.lineOf(d.line) - 1]!,
-            preview: preview(d.secret),
+            preview: previewSecret(d.secret),
           });
         }
       }
@@ -209,7 +194,10 @@ export class SecretScanner {
 
   #detect(text: string, file: string, deadline: Deadline, lines: LineIndex): Detection[] {
     const out: Detection[] = [];
-    if (file !== '' && this.#globalAllowlists.some((a) => pathOnlyAllows(a, file))) return out;
+    // An allowlisted path (a declared fixture directory) still gets its checksummed rules
+    // run: a token whose checksum verifies is real wherever it sits.
+    const pathAllowed = file !== '' && this.#globalAllowlists.some((a) => pathOnlyAllows(a, file));
+    if (pathAllowed && !this.rules.some((r) => r.checksum)) return out;
 
     // Hit positions per rule, collected during the one prefilter pass.
     const ruleHits: number[][] = this.rules.map(() => []);
@@ -221,8 +209,9 @@ export class SecretScanner {
     }
 
     this.rules.forEach((rule, r) => {
+      if (pathAllowed && !rule.checksum) return;
       if (rule.path && (file === '' || !rule.path.test(file))) return;
-      if (file !== '' && rule.allowlists.some((a) => pathOnlyAllows(a, file))) return;
+      if (file !== '' && !rule.checksum && rule.allowlists.some((a) => pathOnlyAllows(a, file))) return;
       if (!rule.regex) {
         // Path-only rule: the file itself is the finding.
         if (file !== '') out.push({ ruleId: rule.id, start: 0, end: 0, secret: '', line: 0 });
@@ -308,11 +297,14 @@ export class SecretScanner {
         if (!secret || !span) return;
         const trimmed = secret.replace(/^\n+|\n+$/g, '');
         if (trimmed === '') return;
-        if (rule.entropy > 0 && shannonEntropy(trimmed) <= rule.entropy) return;
         const start = from + span[0] + secret.indexOf(trimmed);
-        const finding = { secret: trimmed, match, start };
-        if (this.#globalAllowlists.some((a) => allows(a, finding, file, lines))) return;
-        if (rule.allowlists.some((a) => allows(a, finding, file, lines))) return;
+        // A verified checksum proves a real token: no placeholder or fixture allowance applies.
+        if (!(rule.checksum && verifiesChecksum(rule.checksum, trimmed))) {
+          if (rule.entropy > 0 && shannonEntropy(trimmed) <= rule.entropy) return;
+          const finding = { secret: trimmed, match, start };
+          if (this.#globalAllowlists.some((a) => allows(a, finding, file, lines))) return;
+          if (rule.allowlists.some((a) => allows(a, finding, file, lines))) return;
+        }
         // Reported at the line where the match starts (a PEM block's BEGIN line), as gitleaks does.
         out.push({ ruleId: rule.id, start, end: start + trimmed.length, secret: trimmed, line: from + matchStart });
       },
@@ -321,20 +313,34 @@ export class SecretScanner {
   }
 }
 
+/** gitleaks' convention: a rule that knows no provider has "generic" in its id. */
+function isGeneric(ruleId: string): boolean {
+  return ruleId.includes('generic');
+}
+
 /**
  * As gitleaks does: a generic rule's finding that overlaps a specific rule's is the same
  * secret reported twice, and the specific rule id is the more useful one. `sorted` is
  * ordered by start; O(n log n), since a hostile input can produce very many findings.
  */
 function dropGenericDuplicates(sorted: Detection[]): Detection[] {
-  const specific = sorted.filter((d) => !d.ruleId.includes('generic'));
-  if (specific.length === 0 || specific.length === sorted.length) return sorted;
+  // Two generic rules on one value (a high-entropy hex string under a secret name) are one finding.
+  const genericSpans = new Set<string>();
+  const unique = sorted.filter((d) => {
+    if (!isGeneric(d.ruleId)) return true;
+    const span = `${d.start}:${d.end}`;
+    if (genericSpans.has(span)) return false;
+    genericSpans.add(span);
+    return true;
+  });
+  const specific = unique.filter((d) => !isGeneric(d.ruleId));
+  if (specific.length === 0 || specific.length === unique.length) return unique;
   const starts = specific.map((d) => d.start);
   // Longest reach of any specific finding starting at or before index i.
   const reach: number[] = [];
   for (const d of specific) reach.push(Math.max(reach[reach.length - 1] ?? 0, d.end));
-  return sorted.filter((f) => {
-    if (!f.ruleId.includes('generic')) return true;
+  return unique.filter((f) => {
+    if (!isGeneric(f.ruleId)) return true;
     // Last specific finding starting before f ends: overlap iff anything up to it reaches past f.start.
     let lo = 0;
     let hi = starts.length;

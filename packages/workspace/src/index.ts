@@ -1,2 +1,3 @@
 export * from './git-client.ts';
+export * from './push-content.ts';
 export * from './workspace-manager.ts';

@@ -1,0 +1,160 @@
+/**
+ * Recall and false-positive rate of the default rules on a held-out corpus we generate:
+ * every rule's documented format (credential-samples.ts) drawn from a seed the per-rule
+ * tests do not use, in every syntax (env, YAML, JSON, XML, TOML, shell, Makefile, Go, Java,
+ * PHP, Python, TS; code, config and prose for prefixed tokens), plus each one base64- and
+ * hex-encoded and split over two concatenated lines (found through deepScan, as the publish
+ * gate and the CLI scan). Look-alikes: each format with its random part replaced by a
+ * placeholder, as a variable reference, its prefix alone, and a set of everyday near misses
+ * (documented example keys, digests, UUIDs, truncated tokens, code that names a secret).
+ */
+import { DEFAULT_RULES, deepScan, SecretScanner } from '@pullwright/security';
+import {
+  ALNUM,
+  BARE_SYNTAXES,
+  CREDENTIAL_SAMPLES,
+  HEX,
+  KEYED_SYNTAXES,
+  lookalikes,
+  type Pick,
+  sampleText,
+  seededPick,
+} from '@pullwright/security/credential-samples';
+
+interface Case {
+  family: string;
+  text: string;
+  file: string;
+}
+
+function positives(pick: Pick): Case[] {
+  const out: Case[] = [];
+  for (const sample of CREDENTIAL_SAMPLES) {
+    const file = sample.file ?? 'src/settings.txt';
+    const syntaxes = sample.text ? 1 : sample.name ? KEYED_SYNTAXES.length : BARE_SYNTAXES.length;
+    for (let i = 0; i < syntaxes; i++) {
+      out.push({ family: sample.family, file, text: sampleText(sample, sample.secret(pick), pick, i) });
+    }
+    const secret = sample.secret(pick);
+    const plain = sampleText(sample, secret, pick);
+    out.push({ family: sample.family, file, text: `blob: "${Buffer.from(plain).toString('base64')}"` });
+    out.push({ family: sample.family, file, text: `data = '${Buffer.from(plain).toString('hex')}'` });
+    if (!sample.text) {
+      const half = Math.floor(secret.length / 2);
+      const split = `"${secret.slice(0, half)}" +\n  "${secret.slice(half)}"`;
+      out.push({
+        family: sample.family,
+        file,
+        text: sample.name ? `${sample.name} = ${split}` : `const v = ${split};`,
+      });
+    }
+  }
+  return out;
+}
+
+/** Things that look like credentials and are not. */
+function nearMisses(pick: Pick): Case[] {
+  const uuid = () => `${pick(HEX, 8)}-${pick(HEX, 4)}-4${pick(HEX, 3)}-a${pick(HEX, 3)}-${pick(HEX, 12)}`;
+  const texts: Array<[string, string]> = [
+    ['documented-example', 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE'],
+    ['documented-example', `aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCY${'EXAMPLEKEY'}`],
+    ['documented-example', 'STRIPE_SECRET_KEY=sk_test_your_key_here'],
+    ['placeholder', 'OPENAI_API_KEY=<your-openai-api-key>'],
+    ['placeholder', 'api_key: "YOUR_API_KEY_HERE"'],
+    ['placeholder', 'GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['placeholder', 'password: "********"'],
+    ['placeholder', 'SLACK_BOT_TOKEN=xoxb-your-bot-token'],
+    ['reference', 'const apiKey = process.env.OPENAI_API_KEY;'],
+    ['reference', 'token = os.environ["GITHUB_TOKEN"]'],
+    ['reference', `password: \${{ secrets.DB_PASSWORD }}`],
+    ['reference', 'SENTRY_AUTH_TOKEN: "{{ .Values.sentry.token }}"'],
+    ['reference', 'export NPM_TOKEN=$(cat ~/.npm-token-path)'],
+    ['reference', `DATABASE_URL=postgres://app:\${DB_PASSWORD}@db:5432/app`],
+    ['digest', `"integrity": "sha512-${Buffer.from(pick(ALNUM, 64)).toString('base64')}"`],
+    ['digest', `commit ${pick(HEX, 40)}`],
+    ['digest', `checksum: sha256:${pick(HEX, 64)}`],
+    ['digest', `ETag: "${pick(HEX, 32)}"`],
+    ['identifier', `request_id: ${uuid()}`],
+    ['identifier', `<li key="${uuid()}">`],
+    ['identifier', `"correlationKey": "${uuid()}"`],
+    ['identifier', 'tokenizer_config_name = "bert_base_uncased_v2"'],
+    ['identifier', 'apiVersion: "2023-10-16.acacia"'],
+    ['identifier', 'const secretaryName = "Jane Doe";'],
+    ['truncated', `const t = "ghp_${pick(ALNUM, 20)}";`],
+    ['truncated', `const k = "AKIA${pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 8)}";`],
+    ['truncated', 'const prefix = "sk-proj-";'],
+    ['code', 'password = hash(password, salt)'],
+    ['code', 'const token = await getToken(scope);'],
+    ['code', 'interface Props { apiKey: string; }'],
+    ['code', 'if (!secret) throw new Error("missing secret");'],
+    ['code', 'curl -u "$USER:$PASSWORD" https://ci.internal/api'],
+    ['code', 'curl -H "Authorization: Bearer $TOKEN" https://api.internal/v1'],
+    ['data', `background: #${pick(HEX, 6)}; color: #${pick(HEX, 6)};`],
+    [
+      'data',
+      `<img src="data:image/png;base64,${Buffer.from(Array.from({ length: 96 }, (_, i) => (i * 53) % 256)).toString('base64')}">`,
+    ],
+    ['url', 'see https://docs.example.com/auth/tokens#rotate'],
+    ['url', 'git clone https://git@github.com/acme/app.git'],
+  ];
+  return texts.map(([family, text]) => ({ family: `near-miss: ${family}`, text, file: 'src/app.ts' }));
+}
+
+export default async function scannerRecallBench(_opts: { smoke: boolean }) {
+  const pick = seededPick(90_210);
+  const scanner = new SecretScanner();
+  const tally = new Map<string, { hit: number; total: number }>();
+  const count = (key: string, hit: boolean) => {
+    const t = tally.get(key) ?? { hit: 0, total: 0 };
+    t.total++;
+    if (hit) t.hit++;
+    tally.set(key, t);
+  };
+  let caught = 0;
+  const pos = positives(pick);
+  for (const c of pos) {
+    const hit = deepScan(scanner, c.text, c.file).length > 0;
+    if (hit) caught++;
+    count(`recall: ${c.family}`, hit);
+  }
+  const neg: Case[] = [...nearMisses(pick)];
+  for (const sample of CREDENTIAL_SAMPLES) {
+    for (const text of lookalikes(sample, sample.secret(pick), pick)) {
+      neg.push({ family: sample.family, text, file: sample.file ?? 'src/settings.txt' });
+    }
+  }
+  let leftAlone = 0;
+  for (const c of neg) {
+    const clean = deepScan(scanner, c.text, c.file).length === 0;
+    if (clean) leftAlone++;
+    count(`look-alikes left alone: ${c.family.startsWith('near-miss') ? c.family : 'placeholders'}`, clean);
+  }
+  const families = new Set(CREDENTIAL_SAMPLES.map((s) => s.family));
+  const rows = [...tally.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, t]) => ({
+      name: `${name} (${t.hit}/${t.total})`,
+      value: Number(((100 * t.hit) / t.total).toFixed(1)),
+      unit: '%',
+    }));
+  return [
+    ...rows,
+    {
+      name: 'rules / provider families covered',
+      value: DEFAULT_RULES.rules.length,
+      unit: `rules, ${families.size} families`,
+    },
+    {
+      name: `credentials caught (${caught}/${pos.length})`,
+      value: Number(((100 * caught) / pos.length).toFixed(2)),
+      unit: '%',
+      target: '>= 98 %',
+    },
+    {
+      name: `look-alikes left alone (${leftAlone}/${neg.length})`,
+      value: Number(((100 * leftAlone) / neg.length).toFixed(2)),
+      unit: '%',
+      target: '>= 90 %',
+    },
+  ];
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { CREDENTIAL_SAMPLES, lookalikes, sampleText, seededPick } from './credential-samples.ts';
+import { DEFAULT_RULES } from './default-rules.ts';
+import { SecretScanner } from './secret-scanner.ts';
+import { crc32Base62Suffix, verifiesChecksum } from './token-checksum.ts';
+
+/**
+ * One true positive and its look-alikes per default rule, generated at run time from
+ * credential-samples.ts (documented formats, random parts from a fixed seed). The held-out
+ * recall corpus (other seed, every syntax, encodings) is bench/scanner-recall.bench.ts.
+ */
+const pick = seededPick(20251124);
+const rows = CREDENTIAL_SAMPLES.map((sample) => {
+  const secret = sample.secret(pick);
+  return {
+    ruleId: sample.ruleId,
+    file: sample.file ?? 'src/settings.txt',
+    text: sampleText(sample, secret, pick),
+    secret,
+    lookalikes: lookalikes(sample, sample.secret(pick), pick),
+  };
+});
+
+describe('default rules', () => {
+  const scanner = new SecretScanner();
+
+  it('has a sample for every rule', () => {
+    const sampled = new Set(rows.map((r) => r.ruleId));
+    expect(DEFAULT_RULES.rules.map((r) => r.id).filter((id) => !sampled.has(id))).toEqual([]);
+    expect(DEFAULT_RULES.rules.length).toBeGreaterThanOrEqual(200);
+  });
+
+  it.each(rows)('$ruleId finds its format', ({ ruleId, file, text, secret }) => {
+    const findings = scanner.scanText(text, file);
+    expect(findings.map((f) => f.ruleId)).toContain(ruleId);
+    // The report never holds the secret, only at most its first 4 characters.
+    expect(JSON.stringify(findings)).not.toContain(secret.slice(4, 14));
+  });
+
+  it.each(rows)('$ruleId leaves its look-alikes alone', ({ file, lookalikes: texts }) => {
+    for (const text of texts) expect(scanner.scanText(text, file), text).toEqual([]);
+  });
+
+  it('reports a checksummed token even where an allowlist would drop it', () => {
+    const random = pick('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 30);
+    const valid = `ghp_${random}${crc32Base62Suffix(random)}`;
+    const broken = `ghp_${random}${crc32Base62Suffix(random).split('').reverse().join('')}`;
+    expect(verifiesChecksum('crc32-base62', valid)).toBe(true);
+    expect(verifiesChecksum('crc32-base62', broken)).toBe(false);
+    const fixtures = new SecretScanner({
+      rules: {
+        rules: DEFAULT_RULES.rules,
+        allowlists: [
+          ...DEFAULT_RULES.allowlists,
+          { condition: 'OR', paths: [/^test\/fixtures\//], regexes: [], regexTarget: 'secret', stopwords: [] },
+        ],
+      },
+    });
+    expect(fixtures.scanText(`token = "${valid}"`, 'test/fixtures/a.txt').map((f) => f.ruleId)).toEqual(['github-pat']);
+    expect(fixtures.scanText(`token = "${broken}"`, 'test/fixtures/a.txt')).toEqual([]);
+    // Outside the allowlist, a token with a broken checksum is still reported, as gitleaks does.
+    expect(scanner.scanText(`token = "${broken}"`, 'src/a.txt').map((f) => f.ruleId)).toEqual(['github-pat']);
+  });
+
+  it.each([
+    ['documented AWS example key', 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE'],
+    ['angle-bracket placeholder', 'SENTRY_AUTH_TOKEN=<your-token>'],
+    ['template reference', 'password: "{{ .Values.db.password }}"'],
+    ['environment lookup', 'const apiKey = process.env.STRIPE_SECRET_KEY2;'],
+    [
+      'lock-file integrity hash',
+      '"integrity": "sha512-Ab3dEf9hIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWxYz01234567890AbCdEfGhIjKl=="',
+    ],
+    ['React list key', '<Row key="3f2c1a9e-8b7d-4c6e-9a5f-1e2d3c4b5a69" />'],
+    ['request id', 'request_id: 3f2c1a9e-8b7d-4c6e-9a5f-1e2d3c4b5a69'],
+    ['git commit sha', 'commit 5e2f7c1a9b3d8e6f0a4c2b7d9e1f3a5c7b9d0e2f'],
+    ['type annotation', 'password: string;'],
+    ['function call', 'password = getPasswordFromVault(name)'],
+    ['curl with a variable', 'curl -u "deploy:$DEPLOY_PASSWORD" https://ci.internal/api'],
+    ['curl with a placeholder header', 'curl -H "Authorization: Bearer <token>" https://api.example.com'],
+  ])('leaves a %s alone', (_what, text) => {
+    expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
+  });
+
+  it('ignores lock files for the generic rule', () => {
+    const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
+    expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
+    expect(scanner.scanText(text, 'web/config.json').map((f) => f.ruleId)).toEqual(['generic-api-key']);
+  });
+});

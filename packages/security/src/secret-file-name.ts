@@ -1,0 +1,28 @@
+/**
+ * Files that hold credentials by what they are, whatever their content looks like today:
+ * dotenv files, private-key containers, credential stores. The publish gate refuses a
+ * change that adds one, whoever wrote it (the model, a check's output, a human commit on
+ * the branch). Narrower than PathGuard's SECRET_FILE_PATTERNS, which also keeps the model
+ * from reading such files: here a committed `.npmrc` or `secrets/` folder is legitimate and
+ * its content is scanned instead, and `.pem` certificates are public (a private key in one
+ * is found by content).
+ */
+const SECRET_FILE_NAMES: readonly RegExp[] = [
+  // dotenv files; templates that document the variables are not secrets.
+  /(?:^|\/)\.env(?:\.(?!(?:example|sample|template|dist|defaults|schema|tpl)$)[^/]+)?$/i,
+  /(?:^|\/)[^/]+\.env$/i,
+  // Private-key containers: PKCS#12, Java keystores, PuTTY, KeePass, raw .key files.
+  /\.(?:p12|pfx|jks|keystore|bks|ppk|kdbx|key)$/i,
+  // OpenSSH private keys by their default names (the .pub halves are public).
+  /(?:^|\/)id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/i,
+  // Credential stores.
+  /(?:^|\/)\.(?:netrc|_netrc|git-credentials|pgpass|htpasswd)$/i,
+  /(?:^|\/)\.aws\/credentials$/i,
+  /(?:^|\/)\.docker\/config\.json$/i,
+  /\.tfstate(?:\.backup)?$/i,
+];
+
+/** True when a file at this path is refused by name (posix separators, relative to the repository). */
+export function isSecretFileName(path: string): boolean {
+  return SECRET_FILE_NAMES.some((p) => p.test(path));
+}

@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { HARDENED_GIT_CONFIG } from '@pullwright/security';
+
+/** One file a push would add: a blob in some new commit's tree that the remote does not have at that path. */
+export interface PushedFile {
+  path: string;
+  /** The blob's object id. */
+  blob: string;
+  /** The bytes as stored: no textconv, no filters, no `.gitattributes` diff settings applied. */
+  content: Buffer;
+}
+
+/** What a push of `head` sends beyond what the remote already has. */
+export interface PushContent {
+  /** New commits, oldest first, with their full messages. */
+  commits: Array<{ sha: string; message: string }>;
+  /** Every (path, blob) of every new commit's tree that none of the excluded trees has. */
+  files: PushedFile[];
+}
+
+export class GitCommandError extends Error {}
+
+function git(dir: string, args: string[], input?: string): Promise<Buffer> {
+  const config = HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]);
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...config, '-C', dir, ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GIT_TERMINAL_PROMPT: '0' },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else
+        reject(new GitCommandError(`git ${args[0]} failed (${code}): ${Buffer.concat(err).toString('utf8').trim()}`));
+    });
+    if (input !== undefined) {
+      // A git that exits early (bad object name) closes its input: that error is reported by 'close'.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(input);
+    }
+  });
+}
+
+/** `git cat-file --batch` output: `<oid> <type> <size>\n<content>\n` per object, in request order. */
+function parseBatch(out: Buffer): Array<{ oid: string; type: string; content: Buffer }> {
+  const objects: Array<{ oid: string; type: string; content: Buffer }> = [];
+  let at = 0;
+  while (at < out.length) {
+    const nl = out.indexOf(0x0a, at);
+    const header = out.subarray(at, nl).toString('latin1').split(' ');
+    if (header[1] === 'missing' || header.length !== 3) throw new GitCommandError(`object ${header[0]} is missing`);
+    const size = Number(header[2]);
+    objects.push({ oid: header[0]!, type: header[1]!, content: out.subarray(nl + 1, nl + 1 + size) });
+    at = nl + 1 + size + 1;
+  }
+  return objects;
+}
+
+/** `ls-tree -r -z` of a commit: [path, blob] for every blob (submodule commits are not content). */
+async function treeBlobs(dir: string, commit: string): Promise<Array<[string, string]>> {
+  const out = (await git(dir, ['ls-tree', '-r', '-z', '--full-tree', commit])).toString('utf8');
+  const entries: Array<[string, string]> = [];
+  for (const record of out.split('\0')) {
+    if (record === '') continue;
+    const tab = record.indexOf('\t');
+    const [, type, oid] = record.slice(0, tab).split(' ');
+    if (type === 'blob') entries.push([record.slice(tab + 1), oid!]);
+  }
+  return entries;
+}
+
+/**
+ * What pushing `head` to a remote that already has `exclude` (the base commit, the remote
+ * branch's current head) would publish: each new commit's message, and every blob any new
+ * commit's tree holds at a path where no excluded tree holds the same blob, read with
+ * `git cat-file` rather than from `git diff` text, so binary files, `-diff` attributes,
+ * textconv and filters cannot hide content, and a secret added in one commit and removed
+ * in the next is still seen: both commits are pushed. Contents are held in memory.
+ */
+export async function listPushContent(dir: string, head: string, exclude: readonly string[]): Promise<PushContent> {
+  const revs = (await git(dir, ['rev-list', '--reverse', head, '--not', ...exclude, '--']))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean);
+  if (revs.length === 0) return { commits: [], files: [] };
+
+  const known = new Set<string>();
+  for (const commit of exclude) {
+    for (const [path, oid] of await treeBlobs(dir, commit)) known.add(`${oid} ${path}`);
+  }
+  const wanted = new Map<string, { path: string; blob: string }>();
+  for (const commit of revs) {
+    for (const [path, oid] of await treeBlobs(dir, commit)) {
+      const key = `${oid} ${path}`;
+      if (!known.has(key) && !wanted.has(key)) wanted.set(key, { path, blob: oid });
+    }
+  }
+
+  const oids = [...revs, ...new Set([...wanted.values()].map((w) => w.blob))];
+  const objects = new Map(
+    parseBatch(await git(dir, ['cat-file', '--batch'], `${oids.join('\n')}\n`)).map((o) => [o.oid, o]),
+  );
+  const commits = revs.map((sha) => {
+    const raw = objects.get(sha)!.content;
+    // A commit object is headers, a blank line, then the message.
+    const split = raw.indexOf('\n\n');
+    return { sha, message: split < 0 ? '' : raw.subarray(split + 2).toString('utf8') };
+  });
+  const files = [...wanted.values()].map((w) => ({ ...w, content: objects.get(w.blob)!.content }));
+  return { commits, files };
+}
