@@ -110,6 +110,9 @@ async function createRepo(options: { lintRedOnBase?: boolean; files?: Record<str
       "import { answer } from './src/app.js';",
       "if (typeof answer !== 'number') { console.log('not ok 1 - answer is a number'); process.exit(1); }",
       `if (existsSync('src/trigger')) { mkdirSync('out', { recursive: true }); writeFileSync('out/leak.txt', 'aws_access_key_id = ' + ${JSON.stringify(AWS_KEY.slice(0, 4))} + ${JSON.stringify(AWS_KEY.slice(4))} + '\\n'); }`,
+      // A key that reaches the branch base64-encoded, and a .env file: both written by a check.
+      `if (existsSync('src/trigger-b64')) writeFileSync('data.txt', Buffer.from('aws_access_key_id = ' + ${JSON.stringify(AWS_KEY.slice(0, 4))} + ${JSON.stringify(AWS_KEY.slice(4))}).toString('base64') + '\\n');`,
+      "if (existsSync('src/trigger-env')) writeFileSync('.env', 'DEBUG=1\\n');",
       "console.log('ok 1 - answer is a number');",
     ].join('\n'),
     ...(options.lintRedOnBase ? { 'lint-debt.txt': 'old\n' } : {}),
@@ -299,6 +302,19 @@ describe.each(PATHS)('gates on the %s path', (pathKind) => {
     ]);
     await expectRefused(out, pathKind, /^commit blocked: the change adds \d+ secret\(s\): .*out\/leak\.txt/);
     expect(JSON.stringify(out.op)).not.toContain(AWS_KEY);
+  });
+
+  it.each([
+    ['a key base64-encoded in a file', 'src/trigger-b64', /aws.* in data\.txt:1 .*\[base64\]/],
+    ['a .env file, whoever wrote it', 'src/trigger-env', /secret-file in \.env/],
+  ])('what the push would send is scanned: %s blocks it', async (_what, trigger, finding) => {
+    const out = await play(pathKind, [
+      tool('write_file', { path: trigger, content: 'on\n' }),
+      tool('run_check', { name: 'test' }),
+      text('Done.\n{"replies":[{"comment":"C1","outcome":"fixed","note":"x"}]}'),
+    ]);
+    await expectRefused(out, pathKind, /^commit blocked: the change adds \d+ secret\(s\)/);
+    expect(await reasonOf(out.op)).toMatch(finding);
   });
 
   it('a check red on the base only is pre-existing: the change is published', async () => {

@@ -1,48 +1,35 @@
 import type { Operation } from '@pullwright/core';
-import type { SecretFinding } from '@pullwright/security';
+import { type PublishableChange, type PublishFinding, scanPublishableChange } from '@pullwright/security';
+import { listPushContent } from '@pullwright/workspace';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { publishedPullRequestBody } from '../pull-request-body.ts';
-import { describeFinding } from '../secret-gate.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
+
+/** A finding as people see it: rule, channel, place and at most the first 4 characters. */
+function describe(f: PublishFinding): string {
+  const where = f.channel === 'file' || f.channel === 'path' ? f.where : `${f.channel} ${f.where}`;
+  return `${f.ruleId} in ${where}${f.line ? `:${f.line}` : ''}${f.preview ? ` (${f.preview})` : ''}${f.via ? ` [${f.via}]` : ''}`;
+}
 
 /**
  * The publish gate: nothing a job wrote reaches the forge except through here. In order:
- * the secret scan of exactly what will be pushed (fails closed: a scanner error blocks);
- * the operation's budget; the commit; the fencing tokens of every changed file's lock; a
- * remote branch that holds only commits we made (never overwrite a push); the push, without
+ * the commit (local); a remote branch that holds only commits we made (never overwrite a
+ * push); the secret scan of exactly what the push will send — every new commit's message,
+ * every blob its trees add (binary files and `-diff` files included, encoded and split
+ * secrets decoded and joined), the branch name, the PR's title and body — failing closed; the
+ * operation's budget; the fencing tokens of every changed file's lock; the push, without
  * force, with a fresh token. Returns the new head.
  */
 export async function publishChange(
   ctx: WorkContext,
-  commit: { message: string; trailers: Record<string, string> },
+  publish: { message: string; trailers: Record<string, string>; texts?: PublishableChange['texts'] },
 ): Promise<string> {
   const { deps } = ctx;
   const { workspace } = deps;
   const { ws, startSha, branch, budget } = workOf(ctx);
 
-  let findings: SecretFinding[];
-  try {
-    findings = deps.scanner.scanDiff(await workspace.diff(ws.dir, startSha));
-  } catch (err) {
-    throw new StopOperation('failed', `commit blocked: the secret scan failed: ${(err as Error).message}`);
-  }
-  ctx.op = await deps.store.patch(
-    ctx.opId,
-    { findings },
-    { type: 'step', data: { step: 'secret_scan', findings: findings.length } },
-  );
-  if (findings.length > 0) {
-    throw new StopOperation(
-      'failed',
-      `commit blocked: the change adds ${findings.length} secret(s): ${findings.map(describeFinding).join('; ')}`,
-    );
-  }
-  const over = budget.overspent();
-  if (over) throw new StopOperation('failed', `budget exhausted: ${over}`);
-
-  await workspace.commitAll(ws.dir, commit.message, commit.trailers);
+  await workspace.commitAll(ws.dir, publish.message, publish.trailers);
   const headSha = await workspace.headSha(ws.dir);
-  await ctx.locks.fence(await workspace.changedFiles(ws.dir, startSha));
   // A fresh token: the model loop may have outlived the first one.
   const auth = await deps.forge.gitAuth(ctx.op.repo, ctx.tokenHolder);
   const remoteSha = await workspace.remoteBranchSha(ws.dir, branch, auth);
@@ -52,6 +39,42 @@ export async function publishChange(
       `branch ${branch} on the forge has commits this operation did not make (${remoteSha.slice(0, 12)}); not overwriting them`,
     );
   }
+
+  let findings: PublishFinding[];
+  try {
+    const content = await listPushContent(ws.dir, headSha, remoteSha ? [startSha, remoteSha] : [startSha]);
+    findings = scanPublishableChange(deps.scanner, {
+      branch,
+      commits: content.commits,
+      files: content.files,
+      ...(publish.texts ? { texts: publish.texts } : {}),
+    });
+  } catch (err) {
+    throw new StopOperation('failed', `commit blocked: the secret scan failed: ${(err as Error).message}`);
+  }
+  ctx.op = await deps.store.patch(
+    ctx.opId,
+    {
+      findings: findings.map((f) => ({
+        ruleId: f.ruleId,
+        file: f.where,
+        line: f.line,
+        preview: f.preview,
+        channel: f.channel,
+      })),
+    },
+    { type: 'step', data: { step: 'secret_scan', findings: findings.length } },
+  );
+  if (findings.length > 0) {
+    throw new StopOperation(
+      'failed',
+      `commit blocked: the change adds ${findings.length} secret(s): ${findings.map(describe).join('; ')}`,
+    );
+  }
+  const over = budget.overspent();
+  if (over) throw new StopOperation('failed', `budget exhausted: ${over}`);
+  await ctx.locks.fence(await workspace.changedFiles(ws.dir, startSha));
+
   if (remoteSha !== headSha)
     await workspace.push(ws.dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: remoteSha ?? '' });
   ctx.op = await deps.store.patch(

@@ -14,6 +14,7 @@ import { StopOperation } from '../frame/stop-operation.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
 import { usageRecorder } from '../operation-accounting.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
+import { pullRequestBody } from '../pull-request-body.ts';
 import {
   parseReplies,
   type ReplyOutcome,
@@ -200,6 +201,7 @@ const revisePublishStep: Step<ReviseContext> = {
       ctx.headSha = await publishChange(ctx, {
         message: `revise: address review by ${reviewers}`.slice(0, 100),
         trailers: { 'Pullwright-Operation': ctx.opId, 'Pullwright-Revision': job.requestId },
+        texts: [{ channel: 'pr-body', text: pullRequestBody(ctx.op, ctx.op.summary ?? '') }],
       });
       await deps.forge.updatePullRequestBody(ctx.op.repo, pr.number, pullRequestBodyFor(deps, ctx.op, ctx.headSha));
     }

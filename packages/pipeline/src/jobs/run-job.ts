@@ -3,7 +3,7 @@ import type { JobDefinition, Step } from '../frame/job-frame.ts';
 import { runJob } from '../frame/job-frame.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
-import { openedNote } from '../pull-request-body.ts';
+import { openedNote, pullRequestBody } from '../pull-request-body.ts';
 import { redGreenEvidence } from '../red-green.ts';
 import { RepoChecks } from '../repo-checks.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
@@ -49,7 +49,14 @@ const publishStep: Step<WorkContext> = {
     const { branch, ws, baseSha } = workOf(ctx);
     const op = ctx.op;
     const title = `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`;
-    const headSha = await publishChange(ctx, { message: title, trailers: { 'Pullwright-Operation': op.id } });
+    const headSha = await publishChange(ctx, {
+      message: title,
+      trailers: { 'Pullwright-Operation': op.id },
+      texts: [
+        { channel: 'pr-title', text: title },
+        { channel: 'pr-body', text: pullRequestBody(op, op.summary ?? '') },
+      ],
+    });
     ctx.op = await deps.store.patch(
       ctx.opId,
       { checkpoints: [...new Set([...ctx.op.checkpoints, 'committed', 'pushed'] as const)] },
