@@ -5,7 +5,7 @@ import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pull
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
-import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
+import { type CommandRunner, createCommandRunner, NoCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { Redis } from 'ioredis';
@@ -55,13 +55,18 @@ export function createModelProviderFactory(config: Config, logger: Logger): () =
   return () => createModelProvider(config.llm, replayUnavailable, logger);
 }
 
-/** The sandbox for repository commands; the data directories are hidden from it (keys, other worktrees). */
+/**
+ * The sandbox for repository commands (fails closed: see createCommandRunner). The data and
+ * workspace directories and a key given as a file path stay hidden even if they sit inside
+ * something the sandbox shows.
+ */
 export function createSandbox(config: Config, logger: Logger): Promise<CommandRunner> {
-  const hide = [config.dataDir, config.workspaceDir];
+  const key = config.github.privateKey;
+  const hide = [config.dataDir, config.workspaceDir, ...(key && !key.includes('-----BEGIN') ? [key] : [])];
   return createCommandRunner({
     logger,
+    sandbox: config.sandbox.kind,
     bubblewrap: { hide },
-    ...(config.sandbox.kind === 'auto' ? {} : { prefer: config.sandbox.kind }),
     ...(config.sandbox.kind === 'docker' ? { docker: { image: config.sandbox.dockerImage } } : {}),
   });
 }
@@ -86,11 +91,13 @@ export async function createRuntime(
   config: Config,
   logger: Logger,
   redactor = new Redactor({ secrets: configSecrets(config) }),
+  /** False for a process that runs no repository commands (the API alone): it needs no sandbox. */
+  options: { commands?: boolean } = {},
 ): Promise<Runtime> {
   if (!config.redisUrl) throw new PullwrightError('config_invalid', 'REDIS_URL is required');
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
   const createProvider = createModelProviderFactory(config, logger);
-  const runner = await createSandbox(config, logger);
+  const runner = options.commands === false ? new NoCommandRunner() : await createSandbox(config, logger);
   const service = loadServicePolicy(config.policyFile);
   const identities = IdentityDirectory.fromConfig(config.identities);
   const scanner = new SecretScanner({
