@@ -126,7 +126,11 @@ export async function createRuntime(
     ? undefined
     : new LocalForge({ root: path.join(config.dataDir, 'forge'), redis, keyPrefix: config.redisPrefix, webUrl });
   const forge: Forge = githubForge ?? localForge!;
-  const approvalPolicy = new ApprovalPolicy({ store, events, queue, forge, logger }, service, identities);
+  const approvalPolicy = new ApprovalPolicy(
+    { store, events, queue, forge, logger, budget: config.budget },
+    service,
+    identities,
+  );
   const deployer = new Deployer({
     store,
     events,
