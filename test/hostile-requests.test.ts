@@ -143,6 +143,15 @@ describe('requests refused at the door', () => {
     expect(admin.status).toBe(202);
     const { id } = (await admin.json()) as { id: string };
     expect((await sys.runtime.store.get(id)).budget).toEqual({ costUsd: 50 });
+
+    // A retry is a new request: the admin's raised cap does not carry over to a committer.
+    expect((await sys.request('POST', `/v1/operations/${id}/cancel`, { user: 'ann' })).status).toBe(200);
+    const retry = await sys.request('POST', `/v1/operations/${id}/retry`, { user: 'cy' });
+    expect(retry.status).toBe(403);
+    expect(((await retry.json()) as ErrorBody).error.message).toMatch(
+      /budget\.costUsd 50 is above the policy's cap of 5/,
+    );
+    expect((await sys.request('POST', `/v1/operations/${id}/retry`, { user: 'ann' })).status).toBe(202);
   });
 });
 
