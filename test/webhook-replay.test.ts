@@ -51,4 +51,18 @@ describe('GitHub webhook replay protection', () => {
     expect((await deliver(JSON.stringify({ ...a, marker: 1 }), id)).outcome).toMatch(/^duplicate/);
     expect((await deliver(JSON.stringify({ ...a, marker: 2 }), randomUUID())).outcome).not.toMatch(/duplicate/);
   });
+
+  it('answers an unsupported or broken Content-Encoding with 4xx before the signature is checked, never 500', async () => {
+    for (const [encoding, status] of [
+      ['compress', 415],
+      ['gzip', 400],
+    ] as const) {
+      const res = await fetch(`${sys.api.url}/github/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: 'not compressed',
+      });
+      expect(res.status).toBe(status);
+    }
+  });
 });
