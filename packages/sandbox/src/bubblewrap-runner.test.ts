@@ -235,6 +235,13 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
     expect(result.output).not.toMatch(/exit=0/);
   });
 
+  it('cannot create a user namespace inside, and its /tmp is bounded', async () => {
+    const result = await run('unshare --user true; echo "userns=$?"; df -k /tmp | tail -1');
+    expect(result.output).toMatch(/userns=[1-9]/);
+    const sizeKb = Number(result.output.trim().split('\n').at(-1)?.trim().split(/\s+/)[1]);
+    expect(sizeKb).toBe(512 * 1024);
+  });
+
   it('sees its own worktree read-write, the toolchain, and no network', async () => {
     const result = await run(
       `cat README.md && echo built > out.txt && node -e "console.log('node', process.version)" && ls /sys 2>&1; cat /proc/net/dev | tail -n +3 | cut -d: -f1`,

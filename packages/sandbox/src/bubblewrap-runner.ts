@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -79,6 +80,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   readonly limits: ResourceLimits;
   readonly #bwrap: string;
   readonly #hidden: string[];
+  #supported: Set<string> | undefined;
 
   constructor(options: BubblewrapRunnerOptions = {}) {
     super();
@@ -124,6 +126,12 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     }
   }
 
+  /** The options this bwrap knows (from its --help), read once: hardening added in later versions is used when present. */
+  #options(): Set<string> {
+    this.#supported ??= optionsOf(this.#bwrap);
+    return this.#supported;
+  }
+
   /** The bwrap command line for one spec (exposed for tests and for the README's table). */
   bwrapArgs(spec: CommandSpec): string[] {
     const root = realOrUndefined(spec.root ?? spec.cwd);
@@ -145,7 +153,10 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     }
     // Host root (the usual worker) maps to the sandbox uid: without the user namespace the
     // check would be uid 0, and root-owned 0600 files would be readable wherever they show.
-    const args = ['--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID), '--disable-userns'];
+    const options = this.#options();
+    const args = ['--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID)];
+    // No user namespaces inside (bwrap >= 0.8): they are kernel attack surface a check never needs.
+    if (options.has('--disable-userns')) args.push('--disable-userns');
     args.push('--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts');
     args.push('--unshare-cgroup-try', '--cap-drop', 'ALL');
     if (!spec.network) args.push('--unshare-net');
@@ -166,7 +177,10 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     }
     args.push(...sandboxEtcArgs(spec.network === true));
     visible.push('/etc');
-    args.push('--dev', '/dev', '--proc', '/proc', '--size', String(TMP_BYTES), '--tmpfs', '/tmp');
+    args.push('--dev', '/dev', '--proc', '/proc');
+    // A bounded /tmp (bwrap >= 0.7); older ones get the kernel's default, half the RAM.
+    if (options.has('--size')) args.push('--size', String(TMP_BYTES));
+    args.push('--tmpfs', '/tmp');
     // Mount order matters: later mounts cover earlier ones, so the worktree (inside the hidden
     // workspace directory) is mounted back on top of an empty tmpfs here.
     for (const hidden of this.#hidden) {
@@ -180,6 +194,11 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     args.push('--chdir', cwd, '--', '/bin/sh', '-c', spec.command);
     return args;
   }
+}
+
+function optionsOf(bwrap: string): Set<string> {
+  const help = spawnSync(bwrap, ['--help'], { encoding: 'utf8', timeout: 10_000 });
+  return new Set(`${help.stdout ?? ''}`.match(/--[a-z][a-z-]*/g) ?? []);
 }
 
 function unavailable(reason: string): PullwrightError {
