@@ -67,7 +67,7 @@ describe('createCommandRunner fails closed', () => {
       expect.objectContaining({
         level: WARN,
         sandboxed: false,
-        msg: expect.stringMatching(/^SANDBOX=none: .*WITHOUT a sandbox/),
+        msg: expect.stringMatching(/^SANDBOX=none: .*WITHOUT a sandbox .*each command in its own pid namespace/),
       }),
     ]);
     const result = await runner.run({ command: 'echo $HOME', cwd: dir, timeoutMs: 5_000 });

@@ -3,6 +3,7 @@ import { BubblewrapRunner, type BubblewrapRunnerOptions } from './bubblewrap-run
 import { CgroupScope } from './cgroup-scope.ts';
 import type { CommandRunner } from './command-runner.ts';
 import { DockerRunner, type DockerRunnerOptions } from './docker-runner.ts';
+import { PidNamespace } from './pid-namespace.ts';
 import { ProcessRunner } from './process-runner.ts';
 
 /** The `SANDBOX` setting: a named sandbox, the first that works (`auto`), or none on purpose. */
@@ -29,10 +30,14 @@ export async function createCommandRunner(options: CreateCommandRunnerOptions = 
   const sandbox = options.sandbox ?? 'auto';
   if (sandbox === 'none') {
     const runner = new ProcessRunner();
-    runner.probe();
+    const support = PidNamespace.support();
+    const trees =
+      'prefix' in support
+        ? 'each command in its own pid namespace'
+        : `no pid namespace here (${support.reason}): a detached child can outlive its command`;
     logger.warn(
       { runner: runner.name, sandboxed: false },
-      'SANDBOX=none: repository commands run WITHOUT a sandbox (environment scrubbed, timeouts and pid namespace enforced, but the host files and network are visible)',
+      `SANDBOX=none: repository commands run WITHOUT a sandbox (environment scrubbed, timeouts enforced, ${trees}; the host's files and network are visible)`,
     );
     return runner;
   }

@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { PullwrightError } from '@pullwright/core';
 
 /**
  * `unshare` options that give a command its own pid namespace, with the command's shell as
@@ -14,26 +13,27 @@ const CANDIDATES: readonly string[][] = [
   ['--user', '--map-root-user', '--pid', '--fork', '--kill-child'],
 ];
 
-let found: string[] | undefined;
+export type PidNamespaceSupport = { prefix: string[] } | { reason: string };
+
+let found: PidNamespaceSupport | undefined;
 
 export const PidNamespace = {
-  /** The argv prefix (`unshare …`) that runs a command in a fresh pid namespace on this host. */
-  prefix(): string[] {
+  /**
+   * The argv prefix (`unshare …`) that runs a command in a fresh pid namespace on this host,
+   * or why there is none (macOS, a container without user namespaces). Probed once.
+   */
+  support(): PidNamespaceSupport {
     found ??= probe();
     return found;
   },
 };
 
-function probe(): string[] {
+function probe(): PidNamespaceSupport {
   const reasons: string[] = [];
   for (const options of CANDIDATES) {
     const result = spawnSync('unshare', [...options, 'true'], { encoding: 'utf8', timeout: 10_000 });
-    if (result.status === 0) return ['unshare', ...options];
+    if (result.status === 0) return { prefix: ['unshare', ...options] };
     reasons.push((result.error?.message ?? result.stderr.trim()) || `exit ${result.status}`);
   }
-  throw new PullwrightError(
-    'config_invalid',
-    `repository commands cannot be contained: no pid namespace (${reasons.join('; ')}). Fix: install util-linux's unshare and allow user namespaces (sysctl kernel.unprivileged_userns_clone=1), or run the worker as root`,
-    { reasons },
-  );
+  return { reason: reasons.join('; ') };
 }

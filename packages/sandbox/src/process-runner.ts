@@ -18,25 +18,22 @@ const PIPE_GRACE_MS = 1_000;
 
 /**
  * Runs a command as a plain child process with a scrubbed environment, a private HOME, an
- * output cap, and its own pid namespace: when the command's first process exits or is killed
- * at the timeout, the kernel kills every process it started, `setsid` and SIGTERM-ignoring
- * ones included. No filesystem or network isolation: SANDBOX=none only.
+ * output cap, and its own pid namespace where the host has one: when the command's first
+ * process exits or is killed at the timeout, the kernel kills every process it started,
+ * `setsid` and SIGTERM-ignoring ones included. Without one (macOS), only the process group is
+ * killed. No filesystem or network isolation: SANDBOX=none only, for local development.
  */
 export class ProcessRunner implements CommandRunner {
   readonly name: string = 'process';
   readonly sandboxed: boolean = false;
 
-  /** Throws, naming the fix, when this host cannot give a command its own pid namespace. */
-  probe(): void {
-    PidNamespace.prefix();
-  }
-
   async run(spec: CommandSpec): Promise<CommandResult> {
-    const [unshare = 'unshare', ...options] = PidNamespace.prefix();
+    const support = PidNamespace.support();
+    const argv = ['prefix' in support ? support.prefix : [], 'sh', '-c', spec.command].flat();
     const home = await mkdtemp(path.join(os.tmpdir(), 'pw-home-'));
     try {
-      const argv = [...options, 'sh', '-c', spec.command];
-      return await this.spawnAndCollect(unshare, argv, spec, safeEnv(home, spec.env));
+      const [file = 'sh', ...args] = argv;
+      return await this.spawnAndCollect(file, args, spec, safeEnv(home, spec.env));
     } finally {
       await rm(home, { recursive: true, force: true });
     }
