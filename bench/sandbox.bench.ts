@@ -64,8 +64,11 @@ export default async function sandboxBench(opts: { smoke: boolean }): Promise<Be
       },
     ];
     const bwrap = new BubblewrapRunner();
-    const probe = await bwrap.probe();
-    if (probe.ok) {
+    const probe = await bwrap.probe().then(
+      () => true,
+      () => false,
+    );
+    if (probe) {
       const sandboxed = await time(iterations, run(bwrap));
       results.push(
         {

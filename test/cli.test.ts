@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -113,6 +113,36 @@ describe('pullwright CLI', () => {
       timeout: 30_000,
     });
     expect(outside.status).toBe(2);
+  });
+
+  it('a worker configured for bubblewrap without bwrap on PATH exits non-zero naming the reason and the fix', () => {
+    // PATH holds node and the other sandbox tools, but no bwrap.
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-path-'));
+    for (const tool of [process.execPath, '/usr/bin/prlimit', '/usr/bin/unshare']) {
+      symlinkSync(tool, path.join(bin, path.basename(tool)));
+    }
+    const data = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-data-'));
+    try {
+      const r = spawnSync(process.execPath, [BIN, 'worker'], {
+        encoding: 'utf8',
+        env: {
+          PATH: bin,
+          SANDBOX: 'bubblewrap',
+          REDIS_URL: 'redis://127.0.0.1:1',
+          DATA_DIR: data,
+          LLM_PROVIDER: 'replay',
+          REPLAY_FILE: path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json'),
+        },
+        timeout: 30_000,
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toMatch(
+        /^pullwright worker: SANDBOX=bubblewrap cannot start: bwrap not found on PATH\. Fix: install bubblewrap .* or SANDBOX=none to run repository code without a sandbox$/,
+      );
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 
   it('prints usage for an unknown command with exit 2', () => {

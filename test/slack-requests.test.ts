@@ -133,6 +133,20 @@ describe('Slack requests: signatures, parsing, retries', () => {
     await nothingEnqueued();
   });
 
+  it('refuses request text with a NUL or another control character, naming it, and enqueues nothing', async () => {
+    // (A lone surrogate cannot arrive here: form encoding is UTF-8, which has no surrogates.)
+    for (const [text, problem] of [
+      [`${repo} fix\u0000this`, /U\+0000 \(NUL\)/],
+      [`${repo} fix \u001b[31mthis`, /U\+001B/],
+    ] as const) {
+      const res = await s.command({ command: '/fix', text });
+      expect(res.status).toBe(200);
+      expect(res.body.response_type).toBe('ephemeral');
+      expect(String(res.body.text)).toMatch(problem);
+    }
+    await nothingEnqueued();
+  });
+
   it('refuses a repository the forge does not have, and asks for one when the channel has none', async () => {
     const unknown = await s.command({ command: '/debug', text: 'acme/nope slugify keeps spaces' });
     expect(unknown.body.text).toMatch(/repository acme\/nope is not available/);

@@ -24,6 +24,7 @@ import { SessionStore } from './session-store.ts';
 import { slackRouter } from './slack-router.ts';
 import { createSlackServices } from './slack-services.ts';
 import { validate } from './validate.ts';
+import { wellFormedBody } from './well-formed-body.ts';
 
 const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/public');
 const READY_TIMEOUT_MS = 1000;
@@ -63,6 +64,7 @@ export function createApp(deps: ApiDeps): Express {
   const slack = createSlackServices(deps);
   if (slack) app.use('/slack', slackRouter(slack));
   app.use(express.json({ limit: '256kb' }));
+  app.use(wellFormedBody());
   app.use(dashboardSecurityHeaders());
 
   app.get('/healthz', (_req, res) => {

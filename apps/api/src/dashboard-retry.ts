@@ -6,10 +6,12 @@ const RETRYABLE: ReadonlySet<Operation['status']> = new Set(['failed', 'cancelle
 /**
  * A new operation with the same inputs as a failed or cancelled one. The two are linked in
  * both timelines (`retried` on the old, `retry_of` on the new). One retry per operation: a
- * second click (or a replayed request) gets the first retry back, `created: false`.
+ * second click (or a replayed request) gets the first retry back, `created: false`. It is a
+ * new request like any other: the retrier needs the role to request, and the original's
+ * budget is checked against the caps for them (an admin's raised cap does not carry over).
  */
 export async function dashboardRetry(
-  deps: Pick<Runtime, 'store' | 'events' | 'queue'>,
+  deps: Pick<Runtime, 'store' | 'events' | 'actions'>,
   id: string,
   by: Pick<Requester, 'user' | 'source'>,
 ): Promise<{ op: Operation; created: boolean }> {
@@ -24,20 +26,22 @@ export async function dashboardRetry(
       },
     );
   }
-  const { op, created } = await deps.store.createOnce(`retry:${id}`, {
-    type: original.type,
-    repo: original.repo,
-    baseBranch: original.baseBranch,
-    description: original.description,
-    context: original.context,
-    ...(original.budget ? { budget: original.budget } : {}),
-    requester: { source: by.source, user: by.user },
-  });
+  // Enqueued as a create is: a no-op when the first attempt got that far.
+  const { op, created } = await deps.actions.create(
+    {
+      type: original.type,
+      repo: original.repo,
+      baseBranch: original.baseBranch,
+      description: original.description,
+      context: original.context,
+      ...(original.budget ? { budget: original.budget } : {}),
+      requester: { source: by.source, user: by.user },
+    },
+    `retry:${id}`,
+  );
   if (created) {
     await deps.events.append(op.id, 'retry_of', { opId: id, by: by.user });
     await deps.events.append(id, 'retried', { retryId: op.id, by: by.user });
   }
-  // As for a create: enqueueing is a no-op when the first attempt got that far.
-  await deps.queue.add('run', { opId: op.id });
   return { op, created };
 }

@@ -5,6 +5,7 @@ import express, { type Router } from 'express';
 import { ZodError } from 'zod';
 import { GitHubReviewEvents, type GitHubReviewEventsDeps } from './github-review-events.ts';
 import { sendError } from './http-errors.ts';
+import { ReplayGuard } from './replay-guard.ts';
 
 /** GitHub lets anyone with access redeliver a delivery for 3 days; a replay inside that window is a no-op. */
 const DELIVERY_TTL_S = 3 * 24 * 3600;
@@ -22,13 +23,16 @@ export interface GitHubWebhooksDeps extends GitHubReviewEventsDeps {
 /**
  * `POST /github/webhooks`. The signature is checked over the raw bytes GitHub signed (so
  * this router reads the body itself and must sit before any JSON parser); a missing or
- * wrong signature is a 401 and nothing happens. Each delivery id is handled once (Redis
- * SET NX): GitHub retries and the redeliver button do not approve or revise twice.
+ * wrong signature is a 401 and nothing happens. Each delivery is handled once, by its
+ * delivery id and by the hash of the signed body (the delivery id is not signed: a captured
+ * delivery re-sent under a new id is still the same bytes): GitHub retries, the redeliver
+ * button and a replay do not approve or revise twice. Duplicates are answered 200 and logged.
  */
 export function githubWebhooksRouter(deps: GitHubWebhooksDeps): Router {
   const webhooks = new Webhooks({ secret: deps.secret });
   const events = new GitHubReviewEvents(deps);
   const log: Logger = deps.logger.child({ route: 'github-webhooks' });
+  const replays = new ReplayGuard(deps.redis, deps.keyPrefix);
   const router = express.Router();
 
   router.post('/', express.raw({ type: () => true, limit: MAX_BODY }), async (req, res, next) => {
@@ -49,10 +53,12 @@ export function githubWebhooksRouter(deps: GitHubWebhooksDeps): Router {
       return sendError(res, 400, 'validation_failed', 'X-GitHub-Delivery and X-GitHub-Event are required');
     }
     const key = `${deps.keyPrefix}:github:delivery:${delivery}`;
+    const signed = [body];
     try {
-      const first = await deps.redis.set(key, '1', 'EX', DELIVERY_TTL_S, 'NX');
-      if (first !== 'OK') {
-        log.info({ delivery, event }, 'duplicate webhook delivery ignored');
+      const freshBody = await replays.first('github', signed, DELIVERY_TTL_S);
+      const freshId = (await deps.redis.set(key, '1', 'EX', DELIVERY_TTL_S, 'NX')) === 'OK';
+      if (!freshBody || !freshId) {
+        log.info({ delivery, event, sameBody: !freshBody, sameId: !freshId }, 'duplicate webhook delivery ignored');
         return res.status(200).json({ delivery, outcome: 'duplicate delivery: already handled' });
       }
       const payload = JSON.parse(body) as { action?: string };
@@ -62,6 +68,7 @@ export function githubWebhooksRouter(deps: GitHubWebhooksDeps): Router {
     } catch (err) {
       // Not handled after all: let GitHub's retry (or a redelivery) try again.
       await deps.redis.del(key).catch(() => undefined);
+      await replays.forget('github', signed).catch(() => undefined);
       if (err instanceof SyntaxError) return sendError(res, 400, 'validation_failed', 'payload is not JSON');
       if (err instanceof ZodError) {
         log.warn({ delivery, event }, 'webhook payload has an unexpected shape');

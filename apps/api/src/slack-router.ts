@@ -10,6 +10,7 @@ import express, { type Request, type RequestHandler, Router } from 'express';
 import { sendError } from './http-errors.ts';
 import type { SlackServices } from './slack-services.ts';
 import { validate } from './validate.ts';
+import { textProblem } from './well-formed-body.ts';
 
 /** Slack waits 3 s; answer well before, whatever the store or the forge are doing. */
 const DEADLINE_MS = 2500;
@@ -49,6 +50,12 @@ export function slackRouter(slack: SlackServices): Router {
 
   router.post('/commands', raw, verified, async (req, res) => {
     const command = validate(SlashCommandForm, form(req), 'body');
+    // Refused here like a REST description: such text breaks the operation later (Redis, git).
+    const problem = textProblem(command.text);
+    if (problem) {
+      res.json({ response_type: 'ephemeral', text: `The request text ${problem}.` });
+      return;
+    }
     const sorry: SlackResponse = {
       response_type: 'ephemeral',
       text: 'Pullwright could not take this request right now; please try again in a minute.',

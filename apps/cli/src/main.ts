@@ -43,11 +43,14 @@ DATA_DIR, the sample /debug operation with the replay model, approval, merge, an
 operation's timeline on stdout. Exit 0 when the operation merged.`,
 };
 
-async function boot(env: NodeJS.ProcessEnv): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
+async function boot(
+  env: NodeJS.ProcessEnv,
+  options: { commands?: boolean } = {},
+): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
   const config = loadConfig(env);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
-  return { config, logger, runtime: await createRuntime(config, logger, redactor) };
+  return { config, logger, runtime: await createRuntime(config, logger, redactor, options) };
 }
 
 /** Posts progress of Slack-started operations; runs beside the API that takes the Slack requests. */
@@ -93,7 +96,8 @@ async function start(): Promise<number> {
 }
 
 async function apiOnly(): Promise<number> {
-  const { runtime, logger } = await boot(process.env);
+  // The API runs no repository code: it starts without a sandbox on hosts that have none.
+  const { runtime, logger } = await boot(process.env, { commands: false });
   const api = await startApi(runtime);
   const slack = startSlackNotifier(runtime);
   onShutdown(async () => {

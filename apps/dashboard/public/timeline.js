@@ -133,6 +133,10 @@ export function describeEvent(e) {
       return { text: d.approved ? 'Auto-approved by policy' : 'Not auto-approved', tone: 'quiet' };
     case 'deploy':
       return { text: `Deploy: ${d.step}`, tone: d.step === 'failed' ? 'bad' : 'info' };
+    case 'sandbox':
+      return d.sandboxed
+        ? { text: `Checks run in the ${d.runner} sandbox`, tone: 'quiet' }
+        : { text: 'Checks run WITHOUT a sandbox (SANDBOX=none)', tone: 'bad' };
     default:
       return { text: e.type, tone: 'info' };
   }

@@ -51,6 +51,16 @@ export interface AgentLoopOptions {
   onUsage?: (delta: ModelUsage, costUsd: number, model: string) => Promise<void>;
   /** Which role this conversation is, for the transcript and events. */
   role?: string;
+  /**
+   * Continues a conversation checkpointed by an earlier attempt: `messages` holds it up to its
+   * last completed turn, and these are the turns and usage it had spent by then.
+   */
+  resume?: { turns: number; usage: ModelUsage };
+  /**
+   * After each completed turn (the model's answer and every tool result appended): the state
+   * to resume from. A throw ends the loop like any other failure of the job.
+   */
+  onTurn?: (state: { messages: ModelMessage[]; turns: number; usage: ModelUsage }) => Promise<void>;
 }
 
 function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
@@ -74,16 +84,21 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   const messages: ModelMessage[] = options.messages ?? [
     { role: 'user', content: [{ type: 'text', text: options.task }] },
   ];
-  let usage = zeroUsage();
+  let usage = options.resume?.usage ?? zeroUsage();
+  const firstTurn = (options.resume?.turns ?? 0) + 1;
   let finalText = '';
   let lastCall = '';
   let repeats = 0;
-  await options.transcript?.append('task', {
-    role,
-    system: options.system,
-    task: options.task,
-    tools: tools.map((t) => t.name),
-  });
+  if (options.resume) {
+    await options.transcript?.append('resume', { role, turns: options.resume.turns });
+  } else {
+    await options.transcript?.append('task', {
+      role,
+      system: options.system,
+      task: options.task,
+      tools: tools.map((t) => t.name),
+    });
+  }
   const result = (stop: LoopStop, turns: number, reason?: string): AgentLoopResult => ({
     stop,
     ...(reason ? { reason } : {}),
@@ -93,7 +108,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     messages,
   });
 
-  for (let turn = 1; ; turn++) {
+  for (let turn = firstTurn; ; turn++) {
     const stopReason = await options.shouldStop?.();
     if (stopReason) return result('stopped', turn - 1, stopReason);
     const exhausted = budget.exhausted();
@@ -166,5 +181,6 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       });
     }
     messages.push({ role: 'user', content: results });
+    await options.onTurn?.({ messages, turns: turn, usage });
   }
 }

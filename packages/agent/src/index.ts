@@ -7,6 +7,7 @@ export * from './replay-provider.ts';
 export * from './repo-map.ts';
 export * from './role-outputs.ts';
 export * from './role-prompts.ts';
+export * from './solve-journal.ts';
 export * from './solve-request.ts';
 export * from './text-edit/index.ts';
 export * from './tools/index.ts';

@@ -13,6 +13,7 @@ import {
   reviewerPrompt,
   textEditPrompt,
 } from './role-prompts.ts';
+import { type ConversationCheckpoint, type ConversationPhase, SolveJournal } from './solve-journal.ts';
 import { applyFileBlocks } from './text-edit/apply-file-blocks.ts';
 import { parseFileBlocks } from './text-edit/parse-file-blocks.ts';
 import type { CheckRun, ToolContext } from './tools/define-tool.ts';
@@ -53,8 +54,16 @@ export interface SolveInput {
   /**
    * Called with the validated plan before any edit (the pipeline locks the files it names).
    * A plan it returns replaces the planner's: a person confirming the plan may add to it.
+   * `resumed`: the plan was settled (and confirmed) by an earlier attempt of this solve; it is
+   * the plan as that attempt returned it, and what this call returns is ignored.
    */
-  onPlan?: (plan: Plan) => Promise<Plan | undefined>;
+  onPlan?: (plan: Plan, info: { resumed: boolean }) => Promise<Plan | undefined>;
+  /**
+   * Where the solve records its conversations turn by turn (and its check results between
+   * them); a solve given the checkpoint of an interrupted attempt continues from its last
+   * completed turn. Unset: nothing is recorded, a retry starts over.
+   */
+  checkpoint?: ConversationCheckpoint;
   onPhase?: (phase: 'plan' | 'code' | 'verify' | 'repair' | 'review', data: Record<string, unknown>) => Promise<void>;
 }
 
@@ -128,6 +137,11 @@ const MAX_FILE_IN_PROMPT = 40_000;
  */
 export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   const maxRepairs = input.maxRepairs ?? 3;
+  const journal = await SolveJournal.open(input.checkpoint);
+  // Phases an earlier attempt reached were reported then; a resumed solve reports only new ones.
+  const onPhase: NonNullable<SolveInput['onPhase']> = async (phase, data) => {
+    if (!journal.replaying) await input.onPhase?.(phase, data);
+  };
   const checkNames = input.context.checks.names();
   let plan: Plan | undefined;
   let summary = '';
@@ -145,34 +159,31 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     preExisting: preExistingOf(checks, newFailures, input.baseline),
     repairs,
   });
-  const loop = (
-    role: string,
-    system: string,
-    task: string,
-    tools: AgentLoopOptions['tools'],
-    messages?: ModelMessage[],
-  ) =>
-    runAgentLoop({
-      provider: input.provider,
-      system,
-      task,
-      ...(messages ? { messages } : {}),
-      tools,
-      context: input.context,
-      budget: input.budget,
-      role,
-      ...(input.transcript ? { transcript: input.transcript } : {}),
-      ...(input.shouldStop ? { shouldStop: input.shouldStop } : {}),
-      ...(input.readInbox ? { readInbox: input.readInbox } : {}),
-      ...(input.onStep ? { onStep: input.onStep } : {}),
-      ...(input.onUsage ? { onUsage: input.onUsage } : {}),
-    });
+  const loop: Loop = (role, system, task, tools, messages) =>
+    journal.conversation(role, phaseOf(role), (resume, onTurn) =>
+      runAgentLoop({
+        provider: input.provider,
+        system,
+        task,
+        ...(resume ? { messages: resume.messages, resume } : messages ? { messages } : {}),
+        tools,
+        context: input.context,
+        budget: input.budget,
+        role,
+        onTurn,
+        ...(input.transcript ? { transcript: input.transcript } : {}),
+        ...(input.shouldStop ? { shouldStop: input.shouldStop } : {}),
+        ...(input.readInbox ? { readInbox: input.readInbox } : {}),
+        ...(input.onStep ? { onStep: input.onStep } : {}),
+        ...(input.onUsage ? { onUsage: input.onUsage } : {}),
+      }),
+    );
   const interrupted = (r: AgentLoopResult): SolveResult | undefined =>
     r.stop === 'completed' ? undefined : partial(r.stop, r.reason);
 
   // Plan
   if (!input.skipPlan) {
-    await input.onPhase?.('plan', {});
+    await onPhase('plan', {});
     const planned = await askForJson(
       'planner',
       Plan,
@@ -185,12 +196,18 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     if (!planned.parsed.ok)
       return partial('invalid_plan', `the planner's plan was invalid twice: ${planned.parsed.problem}`);
     plan = planned.parsed.value;
-    await input.onPhase?.('plan', { plan });
-    plan = (await input.onPlan?.(plan)) ?? plan;
+    await onPhase('plan', { plan });
+    if (journal.plan) {
+      plan = journal.plan;
+      await input.onPlan?.(plan, { resumed: true });
+    } else {
+      plan = (await input.onPlan?.(plan, { resumed: false })) ?? plan;
+      await journal.recordPlan(plan);
+    }
   }
 
   // Code
-  await input.onPhase?.('code', {});
+  await onPhase('code', {});
   const planText = plan ? `\n\nPlan:\n${JSON.stringify(plan, null, 2)}` : '';
   const textMode = input.editMode === 'text';
   /** Text mode: why the file blocks of the last answer were not applied (nothing was written). */
@@ -230,7 +247,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     }
 
     repairs++;
-    await input.onPhase?.('repair', { round: repairs, failing: newFailures.map((c) => c.name) });
+    await onPhase('repair', { round: repairs, failing: newFailures.map((c) => c.name) });
     const files = await Promise.all(
       (await input.changedFiles()).map(async (f) => {
         const content = await input.readFile(f);
@@ -253,9 +270,12 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     const changed = await input.changedFiles();
     if (changed.length === 0) return partial('no_changes', 'the model made no changes');
 
-    await input.onPhase?.('verify', { files: changed });
-    checks = [];
-    for (const name of checkNames) checks.push(await input.context.checks.run(name, input.context.signal));
+    await onPhase('verify', { files: changed });
+    checks = await journal.checks(async () => {
+      const runs: CheckRun[] = [];
+      for (const name of checkNames) runs.push(await input.context.checks.run(name, input.context.signal));
+      return runs;
+    });
     newFailures = blockingFailures(input.type, checks, input.baseline);
 
     if (newFailures.length > 0) {
@@ -280,7 +300,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
         .join('\n\n');
     }
 
-    await input.onPhase?.('review', {});
+    await onPhase('review', {});
     const diff = await input.diff();
     const checkSummary = checks
       .map(
@@ -344,6 +364,13 @@ function preExistingOf(checks: CheckRun[], blocking: CheckRun[], baseline: Recor
   return checks
     .filter((c) => !c.passed && baseline[c.name] && !baseline[c.name]!.passed && !blocking.includes(c))
     .map((c) => ({ name: c.name, failingTests: c.failingTests }));
+}
+
+/** Which phase of the solve a role's conversation belongs to. */
+function phaseOf(role: string): ConversationPhase {
+  if (role === 'planner') return 'plan';
+  if (role === 'reviewer') return 'review';
+  return role === 'fixer' ? 'repair' : 'code';
 }
 
 type Loop = (

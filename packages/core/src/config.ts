@@ -109,8 +109,12 @@ export const EnvSchema = z
     DATA_DIR: z.string().min(1).default('.pullwright'),
     /** Mirrors and worktrees. Default: <DATA_DIR>/workspace. */
     WORKSPACE_DIR: optionalText,
-    /** Where repository commands run: auto picks bubblewrap when it works, else docker when configured, else a plain process (warned). */
-    SANDBOX: z.enum(['auto', 'bubblewrap', 'docker', 'process']).default('auto'),
+    /**
+     * Where repository commands run. A named sandbox that cannot start stops the worker; auto
+     * takes bubblewrap when it works, else docker (with SANDBOX_DOCKER_IMAGE), else stops the
+     * worker too. Only `none` runs repository code unsandboxed (warned at start, shown on every operation).
+     */
+    SANDBOX: z.enum(['auto', 'bubblewrap', 'docker', 'none']).default('auto'),
     /** Image for SANDBOX=docker: it must hold the toolchains the repositories' checks need. */
     SANDBOX_DOCKER_IMAGE: z.string().min(1).default('node:22-bookworm-slim'),
     /** A gitleaks-format TOML file of extra secret rules (a team's own, or `[extend] useDefault = true`). */

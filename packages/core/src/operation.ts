@@ -243,6 +243,8 @@ export const Operation = z.object({
   /** Why the operation ended where it did (failed, cancelled, rejected). */
   error: z.string().optional(),
   transcriptPath: z.string().optional(),
+  /** What ran the repository's code: `sandboxed: false` only under SANDBOX=none, and then every view says so. */
+  sandbox: z.object({ runner: z.string(), sandboxed: z.boolean() }).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

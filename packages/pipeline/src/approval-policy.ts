@@ -12,8 +12,12 @@ import {
   type Action,
   analyzeDiff,
   assertAuthorized,
+  assertBudgetWithinCaps,
   assessRisk,
   autoApprove,
+  type BudgetCaps,
+  type BudgetFields,
+  budgetCaps,
   evaluateApprovals,
   type Identity,
   IdentityDirectory,
@@ -36,6 +40,8 @@ export interface ApprovalPolicyDeps {
   /** Reads a PR's diff when an operation has no risk for its current head yet. */
   forge?: Pick<Forge, 'pullRequestDiff'>;
   logger?: Logger;
+  /** The configured per-operation limits (MAX_TURNS…): a request's budget above them needs an admin. */
+  budget: BudgetCaps;
 }
 
 /**
@@ -61,6 +67,15 @@ export class ApprovalPolicy {
       if (parsed.success) return parsed.data;
     }
     return servicePolicy(this.service);
+  }
+
+  /**
+   * A request's own budget: anything up to the caps (the service policy's `budgets`, else the
+   * configured defaults); above them only an admin named in IDENTITIES. Throws `BudgetCapError` (403).
+   */
+  authorizeBudget(by: Caller, budget: BudgetFields): void {
+    const caps = budgetCaps(this.deps.budget, this.service.budgets);
+    assertBudgetWithinCaps(this.identity(by), budget, caps, this.identities.configured);
   }
 
   /** `authorize` for one caller and one operation (or none, for a new request); throws `ForbiddenError`. */

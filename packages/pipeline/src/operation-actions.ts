@@ -25,6 +25,7 @@ export class OperationActions {
   /** A new request: the caller needs the role to request; enqueued once per idempotency key. */
   async create(input: NewOperation, idempotencyKey?: string): Promise<{ op: Operation; created: boolean }> {
     this.policy.authorize(input.requester, 'request');
+    if (input.budget) this.policy.authorizeBudget(input.requester, input.budget);
     const result = idempotencyKey
       ? await this.store.createOnce(idempotencyKey, input)
       : { op: await this.store.create(input), created: true };

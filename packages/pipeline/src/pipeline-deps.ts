@@ -2,7 +2,13 @@ import type { ModelProvider, PriceTable } from '@pullwright/agent';
 import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { BranchRegistry, FileLocks, MergeLock } from '@pullwright/locks';
-import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
+import type {
+  CodeQueue,
+  ConversationCheckpoints,
+  OperationEvents,
+  OperationInbox,
+  OperationStore,
+} from '@pullwright/queue';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor, SecretScanner } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
@@ -36,6 +42,8 @@ export interface PipelineDeps {
   /** How long a plan waits for Start / Modify (PLAN_CONFIRMATION_TIMEOUT_MS; 1 h when unset). */
   planConfirmationTimeoutMs?: number;
   baselines: BaselineChecks;
+  /** Each solve's conversation, turn by turn: a job retried after a transient error continues it instead of paying for it again. */
+  conversations: ConversationCheckpoints;
   fileLocks: FileLocks;
   mergeLock: MergeLock;
   branches: BranchRegistry;

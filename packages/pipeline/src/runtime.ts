@@ -10,8 +10,15 @@ import { type Config, configSecrets, type Logger, PullwrightError } from '@pullw
 import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
-import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
-import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
+import {
+  CodeQueue,
+  ConversationCheckpoints,
+  OperationEvents,
+  OperationInbox,
+  OperationStore,
+  RedisKeys,
+} from '@pullwright/queue';
+import { type CommandRunner, createCommandRunner, NoCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { Redis } from 'ioredis';
@@ -61,13 +68,18 @@ export function createModelProviderFactory(config: Config, logger: Logger): () =
   return () => createModelProvider(config.llm, replayUnavailable, logger);
 }
 
-/** The sandbox for repository commands; the data directories are hidden from it (keys, other worktrees). */
+/**
+ * The sandbox for repository commands (fails closed: see createCommandRunner). The data and
+ * workspace directories and a key given as a file path stay hidden even if they sit inside
+ * something the sandbox shows.
+ */
 export function createSandbox(config: Config, logger: Logger): Promise<CommandRunner> {
-  const hide = [config.dataDir, config.workspaceDir];
+  const key = config.github.privateKey;
+  const hide = [config.dataDir, config.workspaceDir, ...(key && !key.includes('-----BEGIN') ? [key] : [])];
   return createCommandRunner({
     logger,
+    sandbox: config.sandbox.kind,
     bubblewrap: { hide },
-    ...(config.sandbox.kind === 'auto' ? {} : { prefer: config.sandbox.kind }),
     ...(config.sandbox.kind === 'docker' ? { docker: { image: config.sandbox.dockerImage } } : {}),
   });
 }
@@ -92,11 +104,13 @@ export async function createRuntime(
   config: Config,
   logger: Logger,
   redactor = new Redactor({ secrets: configSecrets(config) }),
+  /** False for a process that runs no repository commands (the API alone): it needs no sandbox. */
+  options: { commands?: boolean } = {},
 ): Promise<Runtime> {
   if (!config.redisUrl) throw new PullwrightError('config_invalid', 'REDIS_URL is required');
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
   const createProvider = createModelProviderFactory(config, logger);
-  const runner = await createSandbox(config, logger);
+  const runner = options.commands === false ? new NoCommandRunner() : await createSandbox(config, logger);
   const service = loadServicePolicy(config.policyFile);
   const identities = IdentityDirectory.fromConfig(config.identities);
   const scanner = new SecretScanner({
@@ -125,7 +139,11 @@ export async function createRuntime(
     ? undefined
     : new LocalForge({ root: path.join(config.dataDir, 'forge'), redis, keyPrefix: config.redisPrefix, webUrl });
   const forge: Forge = githubForge ?? localForge!;
-  const approvalPolicy = new ApprovalPolicy({ store, events, queue, forge, logger }, service, identities);
+  const approvalPolicy = new ApprovalPolicy(
+    { store, events, queue, forge, logger, budget: config.budget },
+    service,
+    identities,
+  );
   const deployer = new Deployer({
     store,
     events,
@@ -158,6 +176,7 @@ export async function createRuntime(
     editMode: config.llm.editMode,
     repoMapTokens: config.repoMapTokens,
     baselines: new BaselineChecks(redis, config.redisPrefix),
+    conversations: new ConversationCheckpoints(redis, keys, { scrub, logger }),
     fileLocks,
     mergeLock,
     branches,

@@ -1,4 +1,5 @@
 export * from './code-queue.ts';
+export * from './conversation-checkpoints.ts';
 export * from './job-schemas.ts';
 export * from './metrics-step-durations.ts';
 export * from './metrics-store.ts';

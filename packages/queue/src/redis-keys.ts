@@ -19,6 +19,14 @@ export class RedisKeys {
     return `${this.prefix}:op:{${id}}:inbox`;
   }
 
+  /**
+   * The model conversation of one job of an operation (`run`, `revise:<n>`…), checkpointed
+   * turn by turn so a retried job resumes it. Same slot as the operation record.
+   */
+  conversation(id: string, scope: string): string {
+    return `${this.prefix}:op:{${id}}:conversation:${scope}`;
+  }
+
   /** Sorted set of operation ids by creation time: the listing index. */
   operationIndex(): string {
     return `${this.prefix}:ops`;

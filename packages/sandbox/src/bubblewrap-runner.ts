@@ -1,27 +1,43 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PullwrightError } from '@pullwright/core';
 import { CgroupScope } from './cgroup-scope.ts';
 import type { CommandResult, CommandRunner, CommandSpec } from './command-runner.ts';
+import { findExecutable } from './find-executable.ts';
+import { gitReadOnlyPaths } from './git-read-only-paths.ts';
 import { ProcessRunner } from './process-runner.ts';
 import { DEFAULT_RESOURCE_LIMITS, prlimitArgs, type ResourceLimits } from './resource-limits.ts';
 import { safeEnv } from './safe-env.ts';
+import { SANDBOX_GID, SANDBOX_UID, sandboxEtcArgs } from './sandbox-etc.ts';
 
 /** HOME inside the sandbox: on the private /tmp tmpfs, empty at every start. */
 export const SANDBOX_HOME = '/tmp/home';
 
 /**
- * Hidden by default behind an empty tmpfs. The root is mounted read-only, not invisible:
- * without this a repo's test could read the worker's ~/.npmrc, ~/.ssh or a GitHub App key
- * file and print it into output the model sees. /run holds sockets (docker.sock, dbus) that
- * a read-only mount does not stop anyone from connecting to.
+ * Size of the private /tmp (HOME included). Default 512 MiB: npm's cache for a mid-size
+ * lockfile is ~200 MB; the tmpfs is memory the host gives up, so it is bounded like the rest.
  */
-export const DEFAULT_HIDDEN_PATHS: readonly string[] = [os.homedir(), '/root', '/home', '/run'];
+const TMP_BYTES = 512 * 1024 ** 2;
 
-/** Never hidden, even if listed: the sandbox could not run a shell without them. */
-const SYSTEM_DIRS = new Set(['/', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/etc', '/proc', '/dev', '/tmp']);
+/** Top-level toolchain directories shown read-only (or re-created as the symlinks they are on merged-/usr hosts). */
+const TOOLCHAIN_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/** Never a worktree root: binding one read-write would undo the isolation around it. */
+const SYSTEM_DIRS = new Set([
+  '/',
+  ...TOOLCHAIN_DIRS,
+  '/etc',
+  '/proc',
+  '/dev',
+  '/tmp',
+  '/var',
+  '/opt',
+  '/root',
+  '/home',
+]);
 
 export interface BubblewrapRunnerOptions {
   /** Path of the bwrap binary. Default `bwrap` from PATH. */
@@ -29,9 +45,9 @@ export interface BubblewrapRunnerOptions {
   /** Default {@link DEFAULT_RESOURCE_LIMITS}. */
   limits?: Partial<ResourceLimits>;
   /**
-   * Directories and files replaced by an empty tmpfs (or /dev/null) inside the sandbox: the
-   * worker's data and workspace directories, key files. Default {@link DEFAULT_HIDDEN_PATHS};
-   * paths given here are added to those.
+   * Directories and files that must stay invisible even when they sit inside something the
+   * sandbox shows (a key file under /usr/local, the data directory holding the worktrees):
+   * replaced by an empty tmpfs or /dev/null. The worktree being run is mounted back on top.
    */
   hide?: readonly string[];
 }
@@ -50,24 +66,28 @@ function isInside(child: string, parent: string): boolean {
 }
 
 /**
- * Runs repo commands under bubblewrap: the host's root read-only, the worktree read-write
- * with its `.git` read-only, private /tmp and HOME, no network, own pid/ipc/uts namespaces,
- * an allowlisted environment, rlimits on every process and a per-command cgroup for the
- * whole tree when the host allows one. Killing bwrap on timeout ends the pid namespace, so
- * nothing the command started survives it.
+ * Runs repo commands under bubblewrap with nothing of the host but what a check needs: an
+ * unprivileged uid in a user namespace, the toolchain directories (`/usr`, `/lib*`, `/bin`)
+ * and an allowlisted `/etc` read-only, the worktree read-write with its `.git` (and the mirror
+ * a linked worktree shares objects with) read-only, a private `/tmp` and HOME, no network
+ * unless asked, own pid/ipc/uts namespaces, an allowlisted environment, rlimits on every
+ * process and a per-command cgroup for the whole tree when the host allows one. Killing bwrap
+ * on timeout ends the pid namespace, so nothing the command started survives it.
  */
 export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   override readonly name: string = 'bubblewrap';
+  override readonly sandboxed: boolean = true;
   readonly limits: ResourceLimits;
   readonly #bwrap: string;
   readonly #hidden: string[];
+  #supported: Set<string> | undefined;
 
   constructor(options: BubblewrapRunnerOptions = {}) {
     super();
     this.#bwrap = options.bwrap ?? 'bwrap';
     this.limits = { ...DEFAULT_RESOURCE_LIMITS, ...options.limits };
     const hidden = new Set<string>();
-    for (const p of [...DEFAULT_HIDDEN_PATHS, ...(options.hide ?? [])]) {
+    for (const p of options.hide ?? []) {
       const real = realOrUndefined(p);
       if (real && !SYSTEM_DIRS.has(real)) hidden.add(real);
     }
@@ -75,15 +95,17 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   }
 
   /**
-   * Runs `true` in a throwaway directory with the full set of options: succeeds only when
-   * this host supports everything a real run uses (user namespaces or root, mounts, limits).
+   * Runs `true` in a throwaway directory with the full set of options: resolves only when this
+   * host supports everything a real run uses (the binaries, user namespaces, mounts, limits);
+   * otherwise throws the reason and the fix.
    */
-  async probe(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  async probe(): Promise<void> {
+    const missing = [this.#bwrap, 'prlimit'].filter((name) => !findExecutable(name));
+    if (missing.length > 0) throw unavailable(`${missing.join(' and ')} not found on PATH`);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pw-bwrap-probe-'));
     try {
       const result = await this.run({ command: 'true', cwd: dir, timeoutMs: 10_000 });
-      if (result.exitCode === 0) return { ok: true };
-      return { ok: false, reason: result.output.trim().slice(0, 500) || `exit ${result.exitCode}` };
+      if (result.exitCode !== 0) throw unavailable(result.output.trim().slice(0, 500) || `exit ${result.exitCode}`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -104,6 +126,12 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     }
   }
 
+  /** The options this bwrap knows (from its --help), read once: hardening added in later versions is used when present. */
+  #options(): Set<string> {
+    this.#supported ??= optionsOf(this.#bwrap);
+    return this.#supported;
+  }
+
   /** The bwrap command line for one spec (exposed for tests and for the README's table). */
   bwrapArgs(spec: CommandSpec): string[] {
     const root = realOrUndefined(spec.root ?? spec.cwd);
@@ -115,7 +143,6 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
       });
     }
     if (SYSTEM_DIRS.has(root) || this.#hidden.some((hidden) => isInside(hidden, root))) {
-      // Binding /tmp or a home directory read-write would undo the isolation around it.
       throw new PullwrightError(
         'validation_failed',
         'sandbox root must be a worktree, not a system or hidden directory',
@@ -124,41 +151,69 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
         },
       );
     }
-    const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
+    // Host root (the usual worker) maps to the sandbox uid: without the user namespace the
+    // check would be uid 0, and root-owned 0600 files would be readable wherever they show.
+    const options = this.#options();
+    const args = ['--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID)];
+    // No user namespaces inside (bwrap >= 0.8): they are kernel attack surface a check never needs.
+    if (options.has('--disable-userns')) args.push('--disable-userns');
+    args.push('--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts');
     args.push('--unshare-cgroup-try', '--cap-drop', 'ALL');
     if (!spec.network) args.push('--unshare-net');
-    args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-    // Mount order matters: later mounts cover earlier ones, so a worktree or a tool under a
-    // hidden directory is mounted back on top of the empty tmpfs below.
+    const visible: string[] = [];
+    for (const dir of TOOLCHAIN_DIRS) {
+      const link = readLinkOrUndefined(dir);
+      if (link !== undefined) args.push('--symlink', link, dir);
+      else if (isDirectory(dir)) {
+        args.push('--ro-bind', dir, dir);
+        visible.push(dir);
+      }
+    }
+    // node installed outside /usr (~/.nvm, /opt/node): its prefix holds bin/node and npm.
+    const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
+    if (!visible.some((dir) => isInside(nodePrefix, dir))) {
+      args.push('--ro-bind', nodePrefix, nodePrefix);
+      visible.push(nodePrefix);
+    }
+    args.push(...sandboxEtcArgs(spec.network === true));
+    visible.push('/etc');
+    args.push('--dev', '/dev', '--proc', '/proc');
+    // A bounded /tmp (bwrap >= 0.7); older ones get the kernel's default, half the RAM.
+    if (options.has('--size')) args.push('--size', String(TMP_BYTES));
+    args.push('--tmpfs', '/tmp');
+    // Mount order matters: later mounts cover earlier ones, so the worktree (inside the hidden
+    // workspace directory) is mounted back on top of an empty tmpfs here.
     for (const hidden of this.#hidden) {
+      if (!visible.some((dir) => isInside(hidden, dir))) continue;
       args.push(...(isDirectory(hidden) ? ['--tmpfs', hidden] : ['--ro-bind', '/dev/null', hidden]));
     }
-    for (const needed of this.#toolPaths(spec.network === true)) {
-      if (this.#hidden.some((h) => isInside(needed, h))) args.push('--ro-bind', needed, needed);
-    }
-    args.push('--dir', SANDBOX_HOME, '--bind', root, root);
-    const git = path.join(root, '.git');
-    // A linked worktree's `.git` is a file naming the gitdir outside the tree, which is
-    // already read-only; either way nothing inside may plant a hook or rewrite config.
-    if (existsSync(git)) args.push('--ro-bind', git, git);
+    args.push('--perms', '0700', '--dir', SANDBOX_HOME, '--bind', root, root);
+    for (const readOnly of gitReadOnlyPaths(root)) args.push('--ro-bind', readOnly, readOnly);
     args.push('--clearenv');
     for (const [key, value] of Object.entries(safeEnv(SANDBOX_HOME, spec.env))) args.push('--setenv', key, value);
     args.push('--chdir', cwd, '--', '/bin/sh', '-c', spec.command);
     return args;
   }
+}
 
-  /** Paths a command needs even when they sit under a hidden directory (node under ~/.nvm). */
-  #toolPaths(network: boolean): string[] {
-    const paths = new Set<string>();
-    for (const entry of (safeEnv(SANDBOX_HOME).PATH ?? '').split(':')) {
-      const real = entry && realOrUndefined(entry);
-      if (real) paths.add(real);
-    }
-    // The node installation prefix (bin/node plus lib/node_modules/npm).
-    paths.add(path.dirname(path.dirname(realpathSync(process.execPath))));
-    const resolv = network ? realOrUndefined('/etc/resolv.conf') : undefined;
-    if (resolv) paths.add(resolv);
-    return [...paths];
+function optionsOf(bwrap: string): Set<string> {
+  const help = spawnSync(bwrap, ['--help'], { encoding: 'utf8', timeout: 10_000 });
+  return new Set(`${help.stdout ?? ''}`.match(/--[a-z][a-z-]*/g) ?? []);
+}
+
+function unavailable(reason: string): PullwrightError {
+  return new PullwrightError(
+    'config_invalid',
+    `SANDBOX=bubblewrap cannot start: ${reason}. Fix: install bubblewrap and util-linux (apt-get install bubblewrap) and allow user namespaces, or set SANDBOX=docker, or SANDBOX=none to run repository code without a sandbox`,
+    { reason },
+  );
+}
+
+function readLinkOrUndefined(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() ? readlinkSync(p) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -32,6 +32,12 @@ export interface CommandResult {
 }
 
 export interface CommandRunner {
+  /** `bubblewrap`, `docker` or `process` (SANDBOX=none). */
   readonly name: string;
+  /**
+   * False only for the plain process runner (SANDBOX=none): the repository's code then sees
+   * the worker's files and network. Shown on every operation run through it.
+   */
+  readonly sandboxed: boolean;
   run(spec: CommandSpec): Promise<CommandResult>;
 }

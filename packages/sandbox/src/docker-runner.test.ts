@@ -243,14 +243,43 @@ describe('DockerRunner against the Engine API contract', () => {
     });
   });
 
+  it('mounts a linked worktree with its mirror read-only at the host path its .git file names', async () => {
+    const mirror = path.join(dir, 'mirror.git');
+    execFileSync('git', ['init', '-q', '--bare', mirror]);
+    const seed = path.join(dir, 'seed');
+    execFileSync('git', ['clone', '-q', mirror, seed]);
+    execFileSync('git', [
+      '-C',
+      seed,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@t',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ]);
+    execFileSync('git', ['-C', seed, 'push', '-q', 'origin', 'HEAD:main']);
+    const worktree = path.join(dir, 'worktree');
+    execFileSync('git', ['-C', mirror, 'worktree', 'add', '-q', worktree, 'main']);
+    await runner.run({ command: 'echo hi', cwd: worktree, timeoutMs: 5_000 });
+    expect(engine.created.at(-1)?.HostConfig?.Mounts).toEqual([
+      { Type: 'bind', Source: realpathSync(worktree), Target: '/workspace', ReadOnly: false },
+      { Type: 'bind', Source: path.join(realpathSync(worktree), '.git'), Target: '/workspace/.git', ReadOnly: true },
+      { Type: 'bind', Source: realpathSync(mirror), Target: realpathSync(mirror), ReadOnly: true },
+    ]);
+  });
+
   it('refuses to run as root', () => {
     expect(() => new DockerRunner({ image: 'x', user: '0:0' })).toThrow(/must not run as root/);
     expect(() => new DockerRunner({ image: 'x', user: 'root' })).toThrow(/must not run as root/);
   });
 
-  it('is picked by createCommandRunner when preferred and the engine answers', async () => {
+  it('is picked by createCommandRunner when SANDBOX=docker and the engine answers', async () => {
     const picked = await createCommandRunner({
-      prefer: 'docker',
+      sandbox: 'docker',
       docker: { image: 'pullwright-sandbox:test', docker: new Docker({ socketPath: engine.socketPath }) },
     });
     expect(picked.name).toBe('docker');

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { PullwrightError } from '@pullwright/core';
 import Docker from 'dockerode';
 import type { CommandResult, CommandRunner, CommandSpec } from './command-runner.ts';
+import { gitReadOnlyPaths } from './git-read-only-paths.ts';
 import { OutputBuffer } from './output-buffer.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './process-runner.ts';
 import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from './resource-limits.ts';
@@ -60,6 +61,7 @@ export interface DockerRunnerOptions {
 
 export class DockerRunner implements CommandRunner {
   readonly name: string = 'docker';
+  readonly sandboxed: boolean = true;
   readonly docker: Docker;
   readonly image: string;
   readonly user: string;
@@ -99,13 +101,12 @@ export class DockerRunner implements CommandRunner {
     const mounts: Docker.MountSettings[] = [
       { Type: 'bind', Source: root, Target: CONTAINER_WORKTREE, ReadOnly: false },
     ];
-    if (existsSync(path.join(root, '.git'))) {
-      mounts.push({
-        Type: 'bind',
-        Source: path.join(root, '.git'),
-        Target: `${CONTAINER_WORKTREE}/.git`,
-        ReadOnly: true,
-      });
+    // `.git` read-only at its place in the worktree; a linked worktree's gitdir and mirror at
+    // their host paths, which is where its `.git` file points.
+    for (const readOnly of gitReadOnlyPaths(root)) {
+      const inTree = path.relative(root, readOnly);
+      const target = inTree.startsWith('..') || path.isAbsolute(inTree) ? readOnly : `${CONTAINER_WORKTREE}/${inTree}`;
+      mounts.push({ Type: 'bind', Source: readOnly, Target: target, ReadOnly: true });
     }
     return {
       name: `pullwright-sandbox-${randomBytes(6).toString('hex')}`,

@@ -4,27 +4,47 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult, CommandRunner, CommandSpec } from './command-runner.ts';
 import { OutputBuffer } from './output-buffer.ts';
+import { PidNamespace } from './pid-namespace.ts';
 import { safeEnv } from './safe-env.ts';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 
 /**
- * Runs a command as a plain child process with a scrubbed environment, a private HOME,
- * a timeout that kills the whole process group, and an output cap. No filesystem or
- * network isolation: the fallback when no sandbox is available.
+ * How long output is still collected after the command's first process has exited and its
+ * tree was killed. Everything in the tree is dead by then (pid namespace or cgroup); the grace
+ * only covers the kernel closing the pipe ends, so a pipe still open after it is dropped.
+ */
+const PIPE_GRACE_MS = 1_000;
+
+/**
+ * Runs a command as a plain child process with a scrubbed environment, a private HOME, an
+ * output cap, and its own pid namespace where the host has one: when the command's first
+ * process exits or is killed at the timeout, the kernel kills every process it started,
+ * `setsid` and SIGTERM-ignoring ones included. Without one (macOS), only the process group is
+ * killed. No filesystem or network isolation: SANDBOX=none only, for local development.
  */
 export class ProcessRunner implements CommandRunner {
   readonly name: string = 'process';
+  readonly sandboxed: boolean = false;
 
   async run(spec: CommandSpec): Promise<CommandResult> {
+    const support = PidNamespace.support();
+    const argv = ['prefix' in support ? support.prefix : [], 'sh', '-c', spec.command].flat();
     const home = await mkdtemp(path.join(os.tmpdir(), 'pw-home-'));
     try {
-      return await this.spawnAndCollect('sh', ['-c', spec.command], spec, safeEnv(home, spec.env));
+      const [file = 'sh', ...args] = argv;
+      return await this.spawnAndCollect(file, args, spec, safeEnv(home, spec.env));
     } finally {
       await rm(home, { recursive: true, force: true });
     }
   }
 
+  /**
+   * Spawns `file` as the leader of the command's tree and collects its output. The caller's
+   * wrapping (a pid namespace, bwrap) must make the tree die with the leader: this method only
+   * kills the leader (and its process group), then stops reading once the pipes close or
+   * PIPE_GRACE_MS after the leader is gone, whichever comes first.
+   */
   protected spawnAndCollect(
     file: string,
     args: string[],
@@ -34,25 +54,35 @@ export class ProcessRunner implements CommandRunner {
     const started = performance.now();
     const output = new OutputBuffer(spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
     return new Promise((resolve) => {
-      // detached: the child leads a process group, so a timeout kills its children too.
+      // detached: the leader heads a process group, so the kill reaches its direct helpers too.
       const child = spawn(file, args, { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let killedBy: CommandResult['killedBy'];
-      const killGroup = (reason: 'timeout' | 'abort') => {
-        killedBy ??= reason;
+      const killGroup = () => {
         try {
           if (child.pid) process.kill(-child.pid, 'SIGKILL');
         } catch {
           // already gone
         }
       };
-      const timer = setTimeout(() => killGroup('timeout'), spec.timeoutMs);
-      const onAbort = () => killGroup('abort');
+      const kill = (reason: 'timeout' | 'abort') => {
+        killedBy ??= reason;
+        killGroup();
+      };
+      const timer = setTimeout(() => kill('timeout'), spec.timeoutMs);
+      const onAbort = () => kill('abort');
       spec.signal?.addEventListener('abort', onAbort, { once: true });
       child.stdout.setEncoding('utf8').on('data', (d: string) => output.push(d));
       child.stderr.setEncoding('utf8').on('data', (d: string) => output.push(d));
+      let done = false;
+      let grace: NodeJS.Timeout | undefined;
       const finish = (exitCode: number | null, spawnError?: Error) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
+        clearTimeout(grace);
         spec.signal?.removeEventListener('abort', onAbort);
+        child.stdout.destroy();
+        child.stderr.destroy();
         if (spawnError) output.push(`\n${spawnError.message}`);
         const result: CommandResult = {
           exitCode,
@@ -64,17 +94,13 @@ export class ProcessRunner implements CommandRunner {
         resolve(result);
       };
       child.on('error', (err) => finish(null, err));
-      child.on('close', (code) => {
-        // Group members may outlive the leader (a backgrounded server): reap them.
-        if (child.pid) {
-          try {
-            process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // none left
-          }
-        }
-        finish(killedBy ? null : code);
+      child.on('exit', (code) => {
+        // The tree died with its leader; reap the group's stragglers and stop waiting on a
+        // pipe that something outside the tree could still hold.
+        killGroup();
+        grace = setTimeout(() => finish(killedBy ? null : code), PIPE_GRACE_MS);
       });
+      child.on('close', (code) => finish(killedBy ? null : code));
     });
   }
 }

@@ -2,6 +2,7 @@ import { isPullwrightError } from '@pullwright/core';
 import type { PathGuard } from '@pullwright/security';
 import { z } from 'zod';
 import type { ToolSpec } from '../model-provider.ts';
+import { toolErrorMessage } from './tool-error-message.ts';
 
 /** Result of one repo check (test, lint…) as the agent sees it. */
 export interface CheckRun {
@@ -83,10 +84,16 @@ export function defineTool<S extends z.ZodType>(def: {
         if (err instanceof ToolInputError || isPullwrightError(err)) {
           return { content: truncateOutput((err as Error).message), isError: true };
         }
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return { content: 'No such file or directory.', isError: true };
-        if (code === 'EISDIR') return { content: 'That path is a directory; use list_dir.', isError: true };
-        throw err;
+        // A cancelled operation stops the loop; anything else the filesystem says goes to the model.
+        if (!(err instanceof Error) || err.name === 'AbortError' || !('code' in err)) throw err;
+        const rel = (parsed.data as { path?: unknown }).path;
+        const content = toolErrorMessage(
+          def.name,
+          typeof rel === 'string' ? rel : undefined,
+          err as NodeJS.ErrnoException,
+          ctx.root,
+        );
+        return { content: truncateOutput(content), isError: true };
       }
     },
   };

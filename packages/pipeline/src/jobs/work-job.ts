@@ -42,7 +42,12 @@ export const releaseWork: JobDefinition<WorkContext>['release'] = async (ctx, fi
   const { deps, log } = ctx;
   await ctx.locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
   await deps.forge.revokeToken(ctx.op.repo, ctx.tokenHolder).catch((err) => log.warn({ err }, 'token revoke failed'));
-  // Kept when the job will run again: its work resumes from the worktree.
+  // Kept when the job will run again: its work (and its conversation) resumes from there.
+  if (finished && ctx.kind === 'run')
+    await deps.conversations
+      .for(ctx.opId, 'run')
+      .clear()
+      .catch((err) => log.warn({ err }, 'conversation cleanup failed'));
   if (finished)
     await deps.workspace
       .remove(ctx.worktreeId, ctx.op.repo)

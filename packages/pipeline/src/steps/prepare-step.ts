@@ -72,6 +72,21 @@ export const prepareStep: Step<WorkContext> = {
     const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
     ctx.work = { ws, branch, auth, baseSha, startSha, commands, checks, gate, budget };
     ctx.locks.keep();
+    const sandbox = { runner: deps.runner.name, sandboxed: deps.runner.sandboxed };
+    if (!sandbox.sandboxed || ctx.op.sandbox?.runner !== sandbox.runner)
+      ctx.op = await deps.store.patch(
+        ctx.opId,
+        { sandbox },
+        {
+          type: 'sandbox',
+          data: {
+            ...sandbox,
+            ...(sandbox.sandboxed
+              ? {}
+              : { warning: 'SANDBOX=none: the repository code of this operation runs without a sandbox' }),
+          },
+        },
+      );
     if (ctx.kind === 'run')
       ctx.op = await deps.store.patch(
         ctx.opId,

@@ -75,9 +75,11 @@ export const solveStep: Step<WorkContext> = {
       shouldStop: () => stopReason(ctx),
       readInbox: () => readInbox(ctx),
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
-      onPlan: async (planned) => {
+      checkpoint: deps.conversations.for(opId, 'run'),
+      onPlan: async (planned, { resumed }) => {
         let plan = planned;
-        if (needsPlanConfirmation(ctx.op)) {
+        // A resumed solve's plan was confirmed by the earlier attempt: its files are only locked again.
+        if (!resumed && needsPlanConfirmation(ctx.op)) {
           const waitStarted = Date.now();
           const outcome = await awaitPlanConfirmation({
             store,
