@@ -8,7 +8,7 @@ import { type RunningWorker, startWorker } from '@pullwright/code-worker';
 import { configSecrets, createLogger, loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { Redactor } from '@pullwright/security';
-import { inject } from 'vitest';
+import { redisEnv } from './redis-env.ts';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 export const DEMO_TRANSCRIPT = path.resolve(import.meta.dirname, '../../apps/cli/demo/debug-slugify.replay.json');
@@ -35,7 +35,7 @@ export async function startTestSystem(
 ): Promise<TestSystem> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-test-'));
   const config = loadConfig({
-    REDIS_URL: inject('redisUrl'),
+    ...redisEnv(),
     REDIS_PREFIX: `t${randomBytes(6).toString('hex')}`,
     DATA_DIR: dataDir,
     API_TOKEN: TEST_TOKEN,

@@ -4,14 +4,15 @@ import { mergeOperation, type Runtime, reviseOperation, runOperation } from '@pu
 import {
   bullPrefix,
   CODE_OPERATIONS_QUEUE,
+  duplicateRedis,
   type JobName,
   MergeJob,
   MetricsStore,
+  type RedisClient,
   ReviseJob,
   RunJob,
 } from '@pullwright/queue';
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { assertNoEviction } from './assert-no-eviction.ts';
 import { eventCursor, recordJobMetrics } from './job-metrics.ts';
 import { STALLED_OUT, StalledJobReaper } from './stalled-job-reaper.ts';
@@ -56,7 +57,7 @@ async function waitForRedis(runtime: Runtime, deadline: number): Promise<boolean
  * The BullMQ settings of a code worker; the latency benchmark runs them with an empty handler
  * to compare against a bare BullMQ worker.
  */
-export function codeWorkerOptions(config: Config, connection: Redis): WorkerOptions {
+export function codeWorkerOptions(config: Config, connection: RedisClient): WorkerOptions {
   const settings = config.worker;
   return {
     connection,
@@ -170,7 +171,7 @@ export async function startWorker(runtime: Runtime, handlers: JobHandlers = PIPE
   };
 
   // BullMQ needs its own connection with unlimited retries: blocking commands must survive reconnects.
-  const connection = runtime.redis.duplicate({ maxRetriesPerRequest: null });
+  const connection = duplicateRedis(runtime.redis, { maxRetriesPerRequest: null });
   const worker = new Worker(CODE_OPERATIONS_QUEUE, processJob, codeWorkerOptions(config, connection));
   worker.on('failed', (job, err) => {
     logger.error({ jobId: job?.id, err: redactor.redact(err.message) }, 'job failed');

@@ -2,7 +2,7 @@ import type { ModelProvider } from '@pullwright/agent';
 import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { BranchRegistry, FileLocks, MergeLock } from '@pullwright/locks';
-import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
+import type { ArtifactStore, CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor, SecretScanner } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
@@ -24,6 +24,9 @@ export interface PipelineDeps {
   logger: Logger;
   /** A fresh provider per operation (the replay provider keeps its place in the transcript). */
   createProvider: (op: Operation) => ModelProvider;
+  /** Transcripts and kept diffs: shared storage any API replica reads (Redis by default). */
+  artifacts: ArtifactStore;
+  /** Local files of the job frame being replaced; transcripts and diffs go to `artifacts`. */
   transcriptsDir: string;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
   maxRepairs: number;

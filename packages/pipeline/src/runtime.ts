@@ -1,14 +1,23 @@
 import path from 'node:path';
 import { createModelProvider, loadReplayTranscript, type ModelProvider, ReplayProvider } from '@pullwright/agent';
-import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
+import { type Config, configSecrets, type Logger, type ProcessRole, PullwrightError } from '@pullwright/core';
 import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
-import { CodeQueue, OperationEvents, OperationInbox, OperationStore, RedisKeys } from '@pullwright/queue';
+import {
+  CodeQueue,
+  connectRedis,
+  createRedisClient,
+  OperationEvents,
+  OperationInbox,
+  OperationStore,
+  RedisArtifactStore,
+  type RedisClient,
+  RedisKeys,
+} from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
-import { Redis } from 'ioredis';
 import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
 import { Deployer } from './deploy-operation.ts';
@@ -26,7 +35,7 @@ export interface RuntimeLocks {
 
 export interface Runtime extends PipelineDeps {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   localForge: LocalForge | undefined;
   actions: OperationActions;
@@ -81,16 +90,28 @@ function createGitHubForge(config: Config, logger: Logger, redactor: Redactor): 
   });
 }
 
-/** Builds the shared objects of one process (API, worker or both) from the configuration. */
+/** What the API process gets instead of a model and a sandbox: it runs no operation. */
+function notInThisProcess(what: string): never {
+  throw new PullwrightError('unavailable', `the api process runs no ${what}; a worker does`);
+}
+const NO_RUNNER: CommandRunner = { name: 'none (api process)', run: () => notInThisProcess('repository commands') };
+
+/**
+ * Builds the shared objects of one process from the configuration. `role: 'api'` builds no
+ * model provider and no sandbox: the API never runs an operation, so it needs neither a
+ * model key nor bubblewrap. Redis is connected before this returns; an unreachable Redis
+ * is a start-up error naming the variable and the address.
+ */
 export async function createRuntime(
   config: Config,
   logger: Logger,
   redactor = new Redactor({ secrets: configSecrets(config) }),
+  options: { role?: ProcessRole } = {},
 ): Promise<Runtime> {
-  if (!config.redisUrl) throw new PullwrightError('config_invalid', 'REDIS_URL is required');
+  const runsOperations = options.role !== 'api';
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
-  const createProvider = createModelProviderFactory(config, logger);
-  const runner = await createSandbox(config, logger);
+  const createProvider = runsOperations ? createModelProviderFactory(config, logger) : () => notInThisProcess('model');
+  const runner = runsOperations ? await createSandbox(config, logger) : NO_RUNNER;
   const service = loadServicePolicy(config.policyFile);
   const identities = IdentityDirectory.fromConfig(config.identities);
   const scanner = new SecretScanner({
@@ -99,12 +120,18 @@ export async function createRuntime(
       : DEFAULT_RULES,
   });
   const githubForge = config.forge === 'github' ? createGitHubForge(config, logger, redactor) : undefined;
-  // Commands fail fast when Redis is away (the API answers 503) instead of queueing forever.
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3000, lazyConnect: false });
-  redis.on('error', (err) => logger.warn({ err: redactor.redact(err.message) }, 'redis connection error'));
+  // Errors are logged only once connected: a failure at boot is reported once, by connectRedis.
+  let connected = false;
+  const redis = createRedisClient(config, {
+    onError: (err) => {
+      if (connected) logger.warn({ err: redactor.redact(err.message) }, 'redis connection error');
+    },
+  });
+  await connectRedis(redis, config);
+  connected = true;
   const keys = new RedisKeys(config.redisPrefix);
   const scrub = <T>(v: T) => redactor.redactValue(v);
-  const store = new OperationStore(redis, keys, scrub);
+  const store = new OperationStore(redis, keys, scrub, config.retentionS);
   const events = new OperationEvents(redis, keys, scrub);
   const queue = new CodeQueue(redis, config.redisPrefix);
   // One subscriber connection wakes both lock kinds' waiters.
@@ -117,7 +144,7 @@ export async function createRuntime(
   const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const localForge = githubForge
     ? undefined
-    : new LocalForge({ root: path.join(config.dataDir, 'forge'), redis, keyPrefix: config.redisPrefix, webUrl });
+    : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl });
   const forge: Forge = githubForge ?? localForge!;
   const approvalPolicy = new ApprovalPolicy({ store, events, queue, forge, logger }, service, identities);
   const deployer = new Deployer({
@@ -144,6 +171,7 @@ export async function createRuntime(
     scanner,
     logger,
     createProvider,
+    artifacts: new RedisArtifactStore(redis, keys),
     transcriptsDir: path.join(config.dataDir, 'transcripts'),
     budget: config.budget,
     maxRepairs: config.maxRepairs,

@@ -1,7 +1,7 @@
 import { ValidationError } from '@pullwright/core';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { CODE_OPERATIONS_QUEUE, JOB_SCHEMAS, type JobName, type JobPayload } from './job-schemas.ts';
+import type { RedisClient } from './redis-client.ts';
 
 /**
  * BullMQ's keys for this deployment. The `{…}` hash tag keeps every queue key in one Redis
@@ -21,7 +21,7 @@ const KEEP_COMPLETED = { age: 24 * 3600, count: 5000 };
 export class CodeQueue {
   readonly queue: Queue;
 
-  constructor(connection: Redis, prefix: string) {
+  constructor(connection: RedisClient, prefix: string) {
     this.queue = new Queue(CODE_OPERATIONS_QUEUE, { connection, prefix: bullPrefix(prefix) });
   }
 
