@@ -19,6 +19,7 @@ import {
   isTransientError,
   type Operation,
 } from '@pullwright/core';
+import { artifactAppender, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { DEFAULT_PROTECTED, PathGuard, type SecretFinding } from '@pullwright/security';
 import { LintGate } from './lint-gate.ts';
 import { budgetLimits, tightestBudget, toCheckResults, tokenHolder, usageRecorder } from './operation-accounting.ts';
@@ -249,7 +250,7 @@ async function execute(initial: Operation, deps: PipelineDeps, locks: OperationF
       diff: () => workspace.diff(ws.dir, baseSha),
       changedFiles: () => workspace.changedFiles(ws.dir, baseSha),
       readFile: async (rel) => readFile(await guard.resolveForRead(rel), 'utf8').catch(() => undefined),
-      transcript: new TranscriptWriter(transcriptPath, redactor),
+      transcript: new TranscriptWriter(artifactAppender(deps.artifacts, opId, TRANSCRIPT_ARTIFACT), redactor),
       shouldStop: cancelled,
       readInbox: async () => {
         const messages = await deps.inbox.drain(opId);

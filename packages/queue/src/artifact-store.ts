@@ -26,3 +26,12 @@ export const ARTIFACT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const TRANSCRIPT_ARTIFACT = 'transcript.jsonl';
 /** The unpushed diff saved when an operation stops before it could publish. */
 export const KEPT_DIFF_ARTIFACT = 'kept.diff';
+
+/** Appends to one artifact: the shape the agent's TranscriptWriter writes to. */
+export function artifactAppender(
+  store: ArtifactStore,
+  opId: string,
+  name: string,
+): { append(text: string): Promise<void> } {
+  return { append: (text) => store.append(opId, name, text) };
+}
