@@ -58,6 +58,7 @@ describe('crash loop', () => {
     const prefix = sys.runtime.config.redisPrefix;
     const env = {
       ...redisEnv(),
+      VERIFICATION_KEY: sys.runtime.config.verificationKey!,
       REDIS_PREFIX: prefix,
       DATA_DIR: sys.dataDir,
       LLM_PROVIDER: 'replay',

@@ -2,27 +2,40 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSlackServices, startApi } from '@pullwright/api';
-import { startWorker } from '@pullwright/code-worker';
-import { type Config, configSecrets, createLogger, isPullwrightError, type Logger, loadConfig } from '@pullwright/core';
+import { startWorker, startWorkerHealthServer } from '@pullwright/code-worker';
+import {
+  type Config,
+  configSecrets,
+  createLogger,
+  isPullwrightError,
+  type Logger,
+  loadConfig,
+  type ProcessRole,
+} from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { auditTrail } from '@pullwright/queue';
 import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
-import { embeddedEnv } from './embedded-defaults.ts';
+import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
 
 const USAGE = `usage: pullwright <command>
 
   start     API + worker + dashboard on embedded defaults (private redis-server, local forge, replay demo)
-  api       the API alone (needs REDIS_URL and API_TOKEN)
-  worker    a code worker alone (needs REDIS_URL)
+  api       the API alone (needs REDIS_URL or REDIS_CLUSTER_NODES, API_TOKEN, VERIFICATION_KEY)
+  worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
+  export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)`;
 
-async function boot(env: NodeJS.ProcessEnv): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
-  const config = loadConfig(env);
+async function boot(
+  env: NodeJS.ProcessEnv,
+  role: ProcessRole = 'all',
+): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
+  const config = loadConfig(env, role);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
-  return { config, logger, runtime: await createRuntime(config, logger, redactor) };
+  return { config, logger, runtime: await createRuntime(config, logger, redactor, { role }) };
 }
 
 /** Posts progress of Slack-started operations; runs beside the API that takes the Slack requests. */
@@ -45,6 +58,16 @@ function onShutdown(close: () => Promise<void>): void {
 
 async function start(): Promise<number> {
   const embedded = await embeddedEnv(process.env);
+  try {
+    return await startAll(embedded);
+  } catch (err) {
+    // The private redis-server is our child: it must not outlive a failed start.
+    await embedded.redis?.stop();
+    throw err;
+  }
+}
+
+async function startAll(embedded: EmbeddedEnv): Promise<number> {
   const { runtime, logger } = await boot(embedded.env);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
@@ -68,7 +91,7 @@ async function start(): Promise<number> {
 }
 
 async function apiOnly(): Promise<number> {
-  const { runtime, logger } = await boot(process.env);
+  const { runtime, logger } = await boot(process.env, 'api');
   const api = await startApi(runtime);
   const slack = startSlackNotifier(runtime);
   onShutdown(async () => {
@@ -81,14 +104,43 @@ async function apiOnly(): Promise<number> {
 }
 
 async function workerOnly(): Promise<number> {
-  const { runtime, logger } = await boot(process.env);
+  const { env, replayDemo } = withReplayDefault(process.env);
+  const { runtime, logger } = await boot(env, 'worker');
+  if (replayDemo) logger.warn('no model key and no LLM_PROVIDER: replaying the bundled demo transcript');
   const worker = await startWorker(runtime);
+  const health = await startWorkerHealthServer(runtime, worker);
   onShutdown(async () => {
     await worker.close();
+    await health.close();
     await runtime.close();
   });
-  logger.info({ concurrency: runtime.config.workerConcurrency }, 'worker started');
+  logger.info({ concurrency: runtime.config.workerConcurrency, health: health.url }, 'worker started');
   return new Promise<number>(() => undefined);
+}
+
+/** `pullwright export <id>`: what GET /v1/operations/:id/audit serves, straight from Redis. */
+async function exportOperation(args: string[]): Promise<number> {
+  const id = args[0];
+  if (!id || args.length > 1) {
+    process.stderr.write('usage: pullwright export <operation id>   (JSONL on standard output)\n');
+    return 2;
+  }
+  if (!process.env.REDIS_URL && !process.env.REDIS_CLUSTER_NODES) {
+    process.stderr.write(
+      'pullwright export: REDIS_URL (or REDIS_CLUSTER_NODES) is required: the Redis the service uses\n',
+    );
+    return 1;
+  }
+  const { runtime } = await boot({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'silent' }, 'api');
+  try {
+    const redact = (text: string) => runtime.redactor.redact(text);
+    for await (const line of auditTrail({ ...runtime, redact }, id)) {
+      if (!process.stdout.write(line)) await new Promise((r) => process.stdout.once('drain', r));
+    }
+    return 0;
+  } finally {
+    await runtime.close();
+  }
 }
 
 async function demo(): Promise<number> {
@@ -135,6 +187,8 @@ export async function main(argv: string[]): Promise<number> {
         return await workerOnly();
       case 'demo':
         return await demo();
+      case 'export':
+        return await exportOperation(argv.slice(1));
       case 'scan':
         return await runScanCommand(argv.slice(1), {
           stdin: process.stdin,
@@ -147,8 +201,10 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
     }
   } catch (err) {
-    // Configuration and start-up problems are reported once, in words, without a stack.
+    // Configuration and start-up problems are reported once, in words, without a stack, and
+    // the process ends now: open Redis connections or timers must not keep it alive (a
+    // container that hangs is never restarted; one that exits is).
     process.stderr.write(`pullwright ${command}: ${isPullwrightError(err) ? err.message : (err as Error).message}\n`);
-    return 1;
+    process.exit(1);
   }
 }

@@ -22,6 +22,8 @@ import { MAX_JOB_STARTS, retryDelayMs } from './transient-errors.ts';
 export interface RunningWorker {
   worker: Worker;
   watchdog: StuckWatchdog;
+  /** Jobs this process is running now (the worker's /readyz and /metrics). */
+  runningJobs(): number;
   /**
    * Stops taking jobs and waits up to `graceMs` (default SHUTDOWN_GRACE_MS) for the running
    * ones, then closes. Resolves true when none was left running; a job still running is left
@@ -190,6 +192,7 @@ export async function startWorker(runtime: Runtime, handlers: JobHandlers = PIPE
   return {
     worker,
     watchdog,
+    runningJobs: () => running.size,
     close(graceMs = settings.shutdownGraceMs) {
       closing ??= (async () => {
         clearInterval(reaperTimer);

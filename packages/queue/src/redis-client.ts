@@ -85,6 +85,13 @@ export async function connectRedis(
   const target = redisTarget(config);
   const variable = variableOf(config);
   let timer: NodeJS.Timeout | undefined;
+  // connect() often rejects with a generic "Connection is closed."; the cause (WRONGPASS,
+  // ECONNREFUSED) arrives as an 'error' event just before.
+  let cause: Error | undefined;
+  const remember = (err: Error) => {
+    cause ??= err;
+  };
+  client.on('error', remember);
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
   });
@@ -98,7 +105,7 @@ export async function connectRedis(
     ]);
   } catch (err) {
     client.disconnect();
-    const message = (err as Error).message ?? String(err);
+    const message = (cause ?? (err as Error)).message ?? String(err);
     const reason = /WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message)
       ? 'the password was refused (REDIS_PASSWORD or the URL password)'
       : /None of startup nodes is available|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|no answer|Connection is closed|Failed to refresh slots cache/i.test(
@@ -109,6 +116,7 @@ export async function connectRedis(
     throw new PullwrightError('unavailable', `${variable}: cannot use Redis at ${target}: ${reason}`);
   } finally {
     clearTimeout(timer);
+    client.off('error', remember);
   }
 }
 
