@@ -8,6 +8,8 @@ export interface TestRedis {
   prefix: string;
   /** A new connection to the run's private redis-server (or Cluster, in the Cluster suite), closed after the test. */
   connect(): RedisClient;
+  /** Keys matching `pattern` on every primary (KEYS on a Cluster client asks one node only). */
+  keys(pattern: string): Promise<string[]>;
 }
 
 /** Registers per-test hooks; call once at the top of a test file. */
@@ -22,6 +24,12 @@ export function testRedis(): TestRedis {
         : new Redis(inject('redisUrl'), { maxRetriesPerRequest: 1 });
       clients.push(client);
       return client;
+    },
+    async keys(pattern) {
+      const client = context.connect();
+      await client.ping(); // a Cluster client knows its nodes once connected
+      const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+      return (await Promise.all(nodes.map((node) => node.keys(pattern)))).flat();
     },
   };
   beforeEach(() => {

@@ -12,6 +12,8 @@ export interface RedisServerOptions {
   port?: number;
   /** requirepass: the URL then carries it (tests of a password-protected Redis, as compose runs one). */
   password?: string;
+  /** More redis-server arguments (the Cluster suite's `--cluster-enabled yes …`). */
+  args?: string[];
 }
 
 export interface RedisServerHandle {
@@ -72,6 +74,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     const port = options.port ?? (await freePort());
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
     if (options.password) args.push('--requirepass', options.password);
+    args.push(...(options.args ?? []));
     if (options.dataDir) {
       mkdirSync(options.dataDir, { recursive: true });
       args.push('--dir', options.dataDir, '--appendonly', 'yes');
