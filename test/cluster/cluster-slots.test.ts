@@ -24,13 +24,8 @@ const config = {
   redisPassword: undefined,
 };
 
-const input = {
-  type: 'debug' as const,
-  repo: 'acme/app',
-  baseBranch: 'main',
-  description: 'TypeError in auth.ts:45',
-  requester: { source: 'slack' as const, user: 'U123' },
-};
+const requester = { source: 'slack' as const, user: 'U123' };
+const input = { type: 'fix' as const, repo: 'acme/app', baseBranch: 'main', description: 'flaky test', requester };
 
 describe('on a 3-primary Redis Cluster', () => {
   let redis: RedisClient;

@@ -7,17 +7,11 @@ import { OperationEvents } from './operation-events.ts';
 import { OperationStore } from './operation-store.ts';
 import { RedisArtifactStore } from './redis-artifact-store.ts';
 import { RedisKeys } from './redis-keys.ts';
+import { TEST_OPERATION as input } from './test-operation.ts';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.disconnect());
 
-const input = {
-  type: 'debug' as const,
-  repo: 'acme/app',
-  baseBranch: 'main',
-  description: 'TypeError in auth.ts:45',
-  requester: { source: 'api' as const, user: 'dev' },
-};
 const RETENTION_S = 7 * 24 * 3600;
 
 describe('RedisArtifactStore and retention', () => {
