@@ -17,6 +17,7 @@ import { auditTrail } from '@pullwright/queue';
 import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
 import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
+import { initSecrets } from './init-secrets.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
 
 const USAGE = `usage: pullwright <command>
@@ -26,6 +27,7 @@ const USAGE = `usage: pullwright <command>
   worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
   export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
+  init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)`;
 
 async function boot(
@@ -189,6 +191,18 @@ export async function main(argv: string[]): Promise<number> {
         return await demo();
       case 'export':
         return await exportOperation(argv.slice(1));
+      case 'init-secrets': {
+        const dir = argv[1];
+        if (!dir) {
+          process.stderr.write('usage: pullwright init-secrets <dir>\n');
+          return 2;
+        }
+        const created = initSecrets(dir);
+        process.stdout.write(
+          `secrets in ${dir}: ${created.length > 0 ? `created ${created.join(', ')}` : 'all present, kept'}\n`,
+        );
+        return 0;
+      }
       case 'scan':
         return await runScanCommand(argv.slice(1), {
           stdin: process.stdin,

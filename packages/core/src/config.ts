@@ -328,6 +328,8 @@ export interface Config {
   dataDir: string;
   workspaceDir: string;
   forgeDir: string;
+  /** Files the `*_FILE` variables named: the sandbox hides them from repository code. */
+  secretFiles: string[];
   sandbox: { kind: Env['SANDBOX']; dockerImage: string };
   secretRulesFile: string | undefined;
   policyFile: string | undefined;
@@ -483,6 +485,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: Proces
     dataDir,
     workspaceDir: path.resolve(env.WORKSPACE_DIR ?? path.join(dataDir, 'workspace')),
     forgeDir: path.resolve(env.FORGE_DIR ?? path.join(dataDir, 'forge')),
+    secretFiles: FILE_VARIABLES.map((name) => source[`${name}_FILE`]?.trim())
+      .filter((file): file is string => Boolean(file))
+      .map((file) => path.resolve(file)),
     sandbox: { kind: env.SANDBOX, dockerImage: env.SANDBOX_DOCKER_IMAGE },
     secretRulesFile: env.SECRET_RULES_FILE,
     policyFile: env.POLICY_FILE,

@@ -64,9 +64,13 @@ export function createModelProviderFactory(config: Config, logger: Logger): () =
   return () => createModelProvider(config.llm, replayUnavailable, logger);
 }
 
-/** The sandbox for repository commands; the data directories are hidden from it (keys, other worktrees). */
+/**
+ * The sandbox for repository commands. Hidden from it: the data directories (other
+ * worktrees), the local forge's repositories (another repository's history must not be
+ * writable by this one's tests) and the secret files (`*_FILE`).
+ */
 export function createSandbox(config: Config, logger: Logger): Promise<CommandRunner> {
-  const hide = [config.dataDir, config.workspaceDir];
+  const hide = [config.dataDir, config.workspaceDir, config.forgeDir, ...config.secretFiles];
   return createCommandRunner({
     logger,
     bubblewrap: { hide },

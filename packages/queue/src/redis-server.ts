@@ -14,6 +14,8 @@ export interface RedisServerOptions {
   password?: string;
   /** More redis-server arguments (the Cluster suite's `--cluster-enabled yes …`). */
   args?: string[];
+  /** A redis.conf to start from (the compose file's); the arguments above override it. */
+  configFile?: string;
 }
 
 export interface RedisServerHandle {
@@ -72,7 +74,17 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   }
   for (let attempt = 0; ; attempt++) {
     const port = options.port ?? (await freePort());
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
+    const args = [
+      ...(options.configFile ? [options.configFile] : []),
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--maxmemory-policy',
+      'noeviction',
+      '--save',
+      '',
+    ];
     if (options.password) args.push('--requirepass', options.password);
     args.push(...(options.args ?? []));
     if (options.dataDir) {
