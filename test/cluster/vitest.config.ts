@@ -10,7 +10,7 @@ export default defineConfig({
   root: path.resolve(import.meta.dirname, '../..'),
   test: {
     include: [
-      'test/cluster/**/*.test.ts',
+      'test/cluster/**/*.cluster.ts',
       'test/walking-skeleton.test.ts',
       'packages/locks/src/**/*.test.ts',
       'test/chaos/crash-loop.chaos.ts',

@@ -7,6 +7,7 @@ import { type RunningApi, startApi } from '@pullwright/api';
 import { type RunningWorker, startWorker } from '@pullwright/code-worker';
 import { configSecrets, createLogger, loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { Redactor } from '@pullwright/security';
 import { redisEnv } from './redis-env.ts';
 
@@ -20,6 +21,8 @@ export interface TestSystem {
   dataDir: string;
   /** Every log line the system wrote (with `captureLogs`), after redaction: what an operator would see. */
   logLines: string[];
+  /** The operation's transcript as stored (the ArtifactStore); empty when there is none. */
+  transcript(opId: string): Promise<string>;
   /** fetch against the API with the bearer token. */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   startWorker(): Promise<RunningWorker>;
@@ -62,6 +65,7 @@ export async function startTestSystem(
     worker: undefined,
     dataDir,
     logLines,
+    transcript: async (opId) => (await runtime.artifacts.read(opId, TRANSCRIPT_ARTIFACT))?.content ?? '',
     request: (method, url, body, headers = {}) =>
       fetch(`${api.url}${url}`, {
         method,
