@@ -30,14 +30,19 @@ const USAGE = `usage: pullwright <command>
   init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)`;
 
+/**
+ * Configuration checked for `role`, then the runtime; `runtimeRole: 'api'` builds no model
+ * or sandbox (the API, and operator commands that only read Redis).
+ */
 async function boot(
   env: NodeJS.ProcessEnv,
   role: ProcessRole = 'all',
+  runtimeRole: ProcessRole = role,
 ): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
   const config = loadConfig(env, role);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
-  return { config, logger, runtime: await createRuntime(config, logger, redactor, { role }) };
+  return { config, logger, runtime: await createRuntime(config, logger, redactor, { role: runtimeRole }) };
 }
 
 /** Posts progress of Slack-started operations; runs beside the API that takes the Slack requests. */
@@ -133,7 +138,7 @@ async function exportOperation(args: string[]): Promise<number> {
     );
     return 1;
   }
-  const { runtime } = await boot({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'silent' }, 'api');
+  const { runtime } = await boot({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'silent' }, 'all', 'api');
   try {
     const redact = (text: string) => runtime.redactor.redact(text);
     for await (const line of auditTrail({ ...runtime, redact }, id)) {
