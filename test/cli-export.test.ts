@@ -1,28 +1,17 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli } from './support/cli-process.ts';
 import { redisEnv } from './support/redis-env.ts';
 import { startTestSystem, TEST_TOKEN, type TestSystem } from './support/test-runtime.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../apps/cli/bin/pullwright.js');
-
-function cli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs the CLI to its end: exit code, standard output, standard error. */
+async function cli(args: string[], env: Record<string, string>) {
+  const proc = spawnCli(args, env);
+  // 'close', not 'exit': the last output may still be in the pipe when the process exits.
+  const closed = new Promise((resolve) => proc.child.once('close', resolve));
+  const { code } = await proc.exited;
+  await closed;
+  return { code, stdout: proc.stdout(), stderr: proc.errors() };
 }
 
 describe('pullwright export <id>', () => {

@@ -12,6 +12,8 @@ export interface CliProcess {
   output(): string;
   /** What it printed on stderr only: where start-up errors go. */
   errors(): string;
+  /** What it printed on stdout only (an export's JSONL). */
+  stdout(): string;
 }
 
 /**
@@ -25,6 +27,7 @@ export function spawnCli(args: string[], env: Record<string, string>, readyMarke
   });
   let out = '';
   let err = '';
+  let std = '';
   let markReady: () => void = () => {};
   let markFailed: (e: Error) => void = () => {};
   const ready = new Promise<void>((resolve, reject) => {
@@ -36,7 +39,10 @@ export function spawnCli(args: string[], env: Record<string, string>, readyMarke
     out += chunk.toString();
     if (out.includes(readyMarker)) markReady();
   };
-  child.stdout!.on('data', onData);
+  child.stdout!.on('data', (chunk: Buffer) => {
+    std += chunk.toString();
+    onData(chunk);
+  });
   child.stderr!.on('data', (chunk: Buffer) => {
     err += chunk.toString();
     onData(chunk);
@@ -49,5 +55,5 @@ export function spawnCli(args: string[], env: Record<string, string>, readyMarke
       resolve({ code, signal });
     });
   });
-  return { child, ready, exited, output: () => out, errors: () => err };
+  return { child, ready, exited, output: () => out, errors: () => err, stdout: () => std };
 }
