@@ -58,7 +58,12 @@ const without = (env: Record<string, string>, name: string) => {
 type Case = [what: string, role: 'api' | 'worker', env: () => Record<string, string>, expected: () => RegExp];
 
 const cases: Case[] = [
-  ['PORT is not a number', 'api', () => ({ ...base(), PORT: 'abc' }), () => /PORT: /],
+  [
+    'PORT is not a number',
+    'api',
+    () => ({ ...base(), PORT: 'abc' }),
+    () => /invalid configuration: PORT: must be a port number, 0-65535$/,
+  ],
   [
     'the API port is taken',
     'api',

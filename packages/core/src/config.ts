@@ -14,7 +14,8 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 /** An enum where an empty value means unset: compose passes `${LLM_PROVIDER:-}` as "". */
 const optionalEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.enum(values).optional());
-const TCP_PORT = z.coerce.number().int().min(0).max(65535);
+const PORT_RANGE = 'must be a port number, 0-65535';
+const TCP_PORT = z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(0, PORT_RANGE).max(65535, PORT_RANGE);
 
 /**
  * Every variable the service reads, with its default. Parsed once at start-up; a bad
