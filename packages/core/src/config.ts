@@ -407,33 +407,35 @@ function withFileVariables(source: NodeJS.ProcessEnv, issues: Issue[]): NodeJS.P
  * share Redis and the verification key (the worker signs the PR's receipt, the API checks
  * it); `npm start` generates what is missing, so the all-in-one role needs nothing.
  */
-function roleIssues(env: Env, role: ProcessRole): Issue[] {
+function roleIssues(env: NodeJS.ProcessEnv, role: ProcessRole): Issue[] {
   if (role === 'all') return [];
+  const set = (name: string) => Boolean(env[name]?.trim());
   const issues: Issue[] = [];
-  if (!env.REDIS_URL && env.REDIS_CLUSTER_NODES.length === 0) {
+  if (!set('REDIS_URL') && !set('REDIS_CLUSTER_NODES')) {
     issues.push({ variable: 'REDIS_URL', reason: `required by the ${role} process (or REDIS_CLUSTER_NODES)` });
   }
-  if (!env.VERIFICATION_KEY) {
+  if (!set('VERIFICATION_KEY')) {
     issues.push({
       variable: 'VERIFICATION_KEY',
       reason: `required by the ${role} process: workers sign PR receipts with it and the API checks them (same value on both)`,
     });
   }
-  if (role === 'api' && !env.API_TOKEN) issues.push({ variable: 'API_TOKEN', reason: 'required by the api process' });
+  if (role === 'api' && !set('API_TOKEN'))
+    issues.push({ variable: 'API_TOKEN', reason: 'required by the api process' });
   return issues;
 }
 
 /** Reads the environment once; throws `ConfigError` naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'all'): Config {
   const issues: Issue[] = [];
-  const parsed = EnvSchema.safeParse(withFileVariables(source, issues));
+  const withFiles = withFileVariables(source, issues);
+  const parsed = EnvSchema.safeParse(withFiles);
   if (!parsed.success) {
     issues.push(
       ...parsed.error.issues.map((i) => ({ variable: i.path.join('.') || '(environment)', reason: i.message })),
     );
-  } else {
-    issues.push(...roleIssues(parsed.data, role));
   }
+  issues.push(...roleIssues(withFiles, role));
   if (issues.length > 0 || !parsed.success) throw new ConfigError(issues);
   const env = parsed.data;
   const dataDir = path.resolve(env.DATA_DIR);
