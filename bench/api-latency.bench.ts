@@ -5,7 +5,7 @@ import { startApi } from '@pullwright/api';
 import { codeWorkerOptions } from '@pullwright/code-worker';
 import { loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime } from '@pullwright/pipeline';
-import { CODE_OPERATIONS_QUEUE, startRedisServer } from '@pullwright/queue';
+import { CODE_OPERATIONS_QUEUE, duplicateRedis, startRedisServer } from '@pullwright/queue';
 import { type Job, Queue, Worker } from 'bullmq';
 
 const TOKEN = 'bench-token-0123456789abcdef';
@@ -77,7 +77,7 @@ export default async function apiLatencyBench(opts: { smoke: boolean }) {
 
   const arrivals = new Arrivals();
   // BullMQ leaves connections it was given open: these are closed at the end.
-  const connections = [0, 1, 2].map(() => runtime.redis.duplicate({ maxRetriesPerRequest: null }));
+  const connections = [0, 1, 2].map(() => duplicateRedis(runtime.redis, { maxRetriesPerRequest: null }));
   const oursWorker = new Worker(
     CODE_OPERATIONS_QUEUE,
     async (job: Job) => arrivals.arrived(String(job.data.opId), performance.now()),

@@ -65,6 +65,7 @@ export default async function throughputBench(opts: { smoke: boolean }) {
       const env = {
         REDIS_URL: server.url,
         REDIS_PREFIX: `tp${workers}`,
+        VERIFICATION_KEY: 'bench-verification-key-0123456789',
         DATA_DIR: dataDir,
         LLM_PROVIDER: 'replay',
         REPLAY_FILE: TRANSCRIPT,

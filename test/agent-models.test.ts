@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   anthropicStream,
   chatCompletion,
@@ -146,7 +145,7 @@ describe('agent loop against real model APIs (local servers)', () => {
     expect(JSON.stringify(server!.requests[0]!.headers)).toContain(ANTHROPIC_KEY);
     const pr = await sys!.runtime.localForge!.getPullRequest(repo, op.pullRequest!.number);
     const everything = [
-      readFileSync(op.transcriptPath!, 'utf8'),
+      await sys!.transcript(op.id),
       JSON.stringify(await sys!.runtime.events.list(id)),
       JSON.stringify(await sys!.runtime.store.get(id)),
       pr.body,

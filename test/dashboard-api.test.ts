@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Operation, OperationStatus } from '@pullwright/core';
+import { KEPT_DIFF_ARTIFACT, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, TEST_TOKEN, type TestSystem } from './support/test-runtime.ts';
@@ -130,29 +131,30 @@ describe('dashboard endpoints without a worker', () => {
     expect(transcript.status).toBe(404);
   });
 
-  it("serves a transcript only from the operation's own file in the transcripts directory", async () => {
-    const id = await create('forged transcript path');
+  it("serves an operation's own transcript and artifacts from shared storage, and names a bad artifact", async () => {
+    const id = await create('own transcript');
+    const other = await create('other');
+    // A transcript path on the record (written by older workers) is not read: files are not shared.
     const outside = path.join(sys.dataDir, 'secret.jsonl');
     await writeFile(outside, '{"kind":"secret"}\n');
     await sys.runtime.store.patch(id, { transcriptPath: outside }, { type: 'test' });
-    expect((await sys.request('GET', `/v1/operations/${id}/transcript`)).status).toBe(404);
-
-    // Another operation's file, even inside the directory, is not this one's.
-    const other = await create('other');
-    await mkdir(sys.runtime.transcriptsDir, { recursive: true });
-    await writeFile(path.join(sys.runtime.transcriptsDir, `${other}.jsonl`), '{"kind":"task"}\n');
-    await sys.runtime.store.patch(
-      id,
-      { transcriptPath: path.join(sys.runtime.transcriptsDir, `${other}.jsonl`) },
-      {
-        type: 'test',
-      },
-    );
+    await sys.runtime.artifacts.append(other, TRANSCRIPT_ARTIFACT, `{"kind":"task","token":"${TEST_TOKEN}"}\n`);
     expect((await sys.request('GET', `/v1/operations/${id}/transcript`)).status).toBe(404);
     const own = await sys.request('GET', `/v1/operations/${other}/transcript`);
     expect(own.status).toBe(200);
     expect(own.headers.get('content-type')).toMatch(/application\/x-ndjson/);
-    expect(await own.text()).toBe('{"kind":"task"}\n');
+    const served = await own.text();
+    expect(served).toMatch(/^\{"kind":"task","token":"\[redacted[^"]*\]"\}\n$/);
+    expect(served).not.toContain(TEST_TOKEN);
+
+    await sys.runtime.artifacts.put(other, KEPT_DIFF_ARTIFACT, '+const fixed = true;\n');
+    const diff = await sys.request('GET', `/v1/operations/${other}/artifacts/${KEPT_DIFF_ARTIFACT}`);
+    expect(diff.status).toBe(200);
+    expect(await diff.text()).toBe('+const fixed = true;\n');
+    expect((await sys.request('GET', `/v1/operations/${id}/artifacts/${KEPT_DIFF_ARTIFACT}`)).status).toBe(404);
+    const bad = await sys.request('GET', `/v1/operations/${id}/artifacts/..%2Fapi-token`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/name/);
   });
 
   it('reports queue health: counts, no workers, and the oldest waiting job', async () => {
@@ -253,6 +255,18 @@ describe('dashboard endpoints on a real run', () => {
       .map((l) => JSON.parse(l) as { kind: string });
     expect(entries[0]!.kind).toBe('task');
     expect(entries.filter((e) => e.kind === 'tool').length).toBeGreaterThanOrEqual(3);
+
+    // The audit export: the record, its timeline, then the transcript, as JSONL.
+    const audit = await sys.request('GET', `/v1/operations/${id}/audit`);
+    expect(audit.status).toBe(200);
+    const records = (await audit.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; type?: string; operation?: { id: string } });
+    expect(records[0]).toMatchObject({ kind: 'operation', operation: { id } });
+    expect(records.filter((r) => r.kind === 'event').map((r) => r.type)).toContain('status');
+    expect(records.filter((r) => r.kind === 'transcript')).toHaveLength(entries.length);
+    expect((await sys.request('GET', '/v1/operations/nope0000/audit')).status).toBe(404);
 
     const health = (await (await sys.request('GET', '/v1/queue/health')).json()) as { workers: unknown[] };
     expect(health.workers.length).toBeGreaterThanOrEqual(1);

@@ -1,27 +1,64 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { interpolate, readCompose } from './support/compose-environment.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 
 describe('deployment files', () => {
-  it('docker-compose.yml parses and runs redis (AOF, noeviction), the api and two workers', () => {
-    const compose = parse(read('docker-compose.yml')) as { services: Record<string, Record<string, unknown>> };
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'redis', 'worker']);
+  const compose = readCompose();
+
+  it('docker-compose.yml runs secrets, redis (password, AOF, noeviction), the api and two workers', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'redis', 'secrets', 'worker']);
     const redisConf = read('docker/redis.conf');
     expect(redisConf).toMatch(/^appendonly yes$/m);
     expect(redisConf).toMatch(/^maxmemory-policy noeviction$/m);
+    // The password comes from the secrets volume; the health check has to use it too.
+    expect(compose.services.redis!.command).toEqual(
+      expect.arrayContaining(['--include', '/run/pullwright/redis.conf']),
+    );
+    expect(compose.services.redis!.healthcheck!.test.join(' ')).toContain('/run/pullwright/redis-password');
     expect(compose.services.worker).toMatchObject({
       deploy: { replicas: 2 },
       build: { dockerfile: 'Dockerfile.code-worker' },
     });
     expect(compose.services.api).toMatchObject({ build: { dockerfile: 'Dockerfile' } });
-    const workerEnv = compose.services.worker!.environment as Record<string, string>;
-    // The worker never gets the API token or the Slack and webhook secrets.
-    expect(Object.keys(workerEnv)).not.toEqual(expect.arrayContaining(['API_TOKEN']));
-    expect(Object.keys(workerEnv).filter((k) => k.startsWith('SLACK') || k.includes('WEBHOOK'))).toEqual([]);
+    for (const name of ['api', 'worker']) {
+      expect(compose.services[name]!.healthcheck!.test.join(' ')).toMatch(/\/readyz/);
+    }
+  });
+
+  it('the worker runs bubblewrap with a narrowed seccomp profile, no capabilities, and fails closed', () => {
+    const worker = compose.services.worker!;
+    expect(worker.cap_drop).toEqual(['ALL']);
+    expect(worker.security_opt).toEqual([
+      'no-new-privileges:true',
+      'seccomp=./docker/seccomp-bwrap.json',
+      'apparmor=unconfined',
+      'systempaths=unconfined',
+    ]);
+    expect(interpolate(worker.environment!.SANDBOX!, {})).toBe('bubblewrap');
+    const profile = JSON.parse(read('docker/seccomp-bwrap.json')) as {
+      defaultAction: string;
+      syscalls: { names: string[]; action: string }[];
+    };
+    const refused = profile.syscalls.filter((s) => s.action === 'SCMP_ACT_ERRNO').flatMap((s) => s.names);
+    // What bubblewrap needs stays allowed; kernel-wide calls are refused.
+    for (const needed of ['clone', 'clone3', 'unshare', 'mount', 'umount2', 'pivot_root', 'setns']) {
+      expect(refused).not.toContain(needed);
+    }
+    for (const dangerous of [
+      'init_module',
+      'kexec_load',
+      'bpf',
+      'keyctl',
+      'ptrace',
+      'perf_event_open',
+      'io_uring_setup',
+    ]) {
+      expect(refused).toContain(dangerous);
+    }
   });
 
   it('the worker image runs as uid 1001 under an init, with git and bubblewrap', () => {
@@ -31,15 +68,25 @@ describe('deployment files', () => {
     expect(dockerfile).toMatch(/apt-get install[^\n]*\bgit\b[^\n]*\bbubblewrap\b/);
     expect(dockerfile).toMatch(/chmod -R a-w \/app/);
     expect(dockerfile).toMatch(/CMD \[[^\]]*"worker"\]/);
+    expect(dockerfile).toMatch(/^EXPOSE 3001$/m);
   });
 
-  it('the API image runs the api role as a non-root user', () => {
+  it('the API image runs the api role as a non-root user, with git for the local forge diffs', () => {
     const dockerfile = read('Dockerfile');
     expect(dockerfile).toMatch(/^USER 1001:1001$/m);
     expect(dockerfile).toMatch(/CMD \[[^\]]*"api"\]/);
+    expect(dockerfile).toMatch(/apt-get install[^\n]*\bgit\b/);
   });
 
-  it('railway.toml builds from Dockerfiles', () => {
-    expect(read('railway.toml')).toMatch(/builder = "DOCKERFILE"/);
+  it('railway.toml builds from Dockerfiles and checks readiness', () => {
+    const railway = read('railway.toml');
+    expect(railway).toMatch(/builder = "DOCKERFILE"/);
+    expect(railway).toMatch(/healthcheckPath = "\/readyz"/);
+  });
+
+  it('.env.example lists every variable the compose file reads from .env', () => {
+    const example = read('.env.example');
+    const used = new Set([...read('docker-compose.yml').matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1]!));
+    for (const name of used) expect(example, name).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
   });
 });

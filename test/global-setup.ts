@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
  * fresh key prefix, so nothing is flushed and nothing leaks between tests.
  */
 export default async function setup(project: TestProject) {
+  project.provide('redisClusterNodes', '');
   if (process.env.REDIS_URL) {
     project.provide('redisUrl', process.env.REDIS_URL);
     return;
@@ -19,5 +20,7 @@ export default async function setup(project: TestProject) {
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
+    /** `host:port,…` in the Cluster suite (test/cluster), else empty. */
+    redisClusterNodes: string;
   }
 }

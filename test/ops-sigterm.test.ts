@@ -26,6 +26,7 @@ describe('SIGTERM during a job', () => {
 
   const workerEnv = (extra: Record<string, string>) => ({
     REDIS_URL: inject('redisUrl'),
+    VERIFICATION_KEY: sys.runtime.config.verificationKey!,
     REDIS_PREFIX: sys.runtime.config.redisPrefix,
     DATA_DIR: sys.dataDir,
     LLM_PROVIDER: 'replay',

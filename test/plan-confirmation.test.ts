@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Operation } from '@pullwright/core';
 import type { NewOperation } from '@pullwright/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,7 +159,7 @@ describe('plan confirmation for /implement from Slack', () => {
     expect(JSON.stringify(ready.plan)).toContain(note);
 
     // The coder's request (its first message) carries the note as a step of the plan.
-    const lines = readFileSync(ready.transcriptPath!, 'utf8')
+    const lines = (await s.sys.transcript(ready.id))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { kind: string; role?: string; task?: string });

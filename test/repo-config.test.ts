@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Operation, OperationStatus } from '@pullwright/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
@@ -53,7 +52,7 @@ describe('.pullwright.yml in the target repository', () => {
   it('applies the policy part: protected paths are refused to the model, budgets only lowered', async () => {
     const protectedOp = await run('acme/protected', { '.pullwright.yml': 'protected_paths: ["src/slugify.js"]\n' });
     expect(protectedOp.status).toBe('failed');
-    expect(readFileSync(protectedOp.transcriptPath!, 'utf8')).toContain('path refused (protected)');
+    expect(await sys.transcript(protectedOp.id)).toContain('path refused (protected)');
     const budgeted = await run('acme/budgeted', { '.pullwright.yml': 'budgets: { turns: 2 }\n' });
     expect(budgeted.error).toBe('budget exhausted: turn budget used (2 of 2 model calls)');
   });

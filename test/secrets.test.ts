@@ -84,7 +84,7 @@ describe('secrets never leave the worker', () => {
     expect(op.error).toBeUndefined();
 
     // The model's attempt to write the token into a file was refused, naming the rule only.
-    const transcript = readFileSync(op.transcriptPath!, 'utf8');
+    const transcript = await sys.transcript(op.id);
     expect(transcript).toMatch(/write refused: it would add a secret \(github-pat in src\/config\.js:1 \(ghp_…\)\)/);
     // The repo's test really printed (the redacted) token, and no variable of the worker.
     expect(transcript).toContain('[redacted…');
@@ -94,6 +94,7 @@ describe('secrets never leave the worker', () => {
       sys.logLines.join(''),
       JSON.stringify(await sys.runtime.events.list(id)),
       JSON.stringify(await sys.runtime.store.get(id)),
+      await sys.transcript(id),
       pr.body,
       ...filesUnder(sys.dataDir).map((f) => readFileSync(f, 'utf8')),
     ].join('\n');

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedCall } from './support/fake-slack.ts';
 import {
@@ -166,9 +165,8 @@ describe('Slack: thread as session, with a bot token', () => {
     const read = await s.waitForEvent(id, (e) => e.type === 'message');
     expect(read.data).toMatchObject({ from: REQUESTER, source: 'slack', text: reply });
     // The loop logs the message to the transcript right after the event, before it calls the model.
-    const transcript = path.join(s.sys.runtime.transcriptsDir, `${id}.jsonl`);
     await expect
-      .poll(() => readFileSync(transcript, 'utf8'), { timeout: 5000 })
+      .poll(async () => (await s.sys.runtime.artifacts.read(id, TRANSCRIPT_ARTIFACT))?.content, { timeout: 5000 })
       .toContain(`${REQUESTER} (slack): ${reply}`);
 
     const cancel = await s.command({ command: '/cancel', text: id });

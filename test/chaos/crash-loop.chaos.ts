@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import { DEFAULT_FILE_LEASE_MS, DEFAULT_MERGE_LEASE_MS } from '@pullwright/locks';
-import type { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { RedisClient } from '@pullwright/queue';
+import { Cluster } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { redisEnv } from '../support/redis-env.ts';
 import { createSampleRepo } from '../support/sample-repo.ts';
 import { DEMO_TRANSCRIPT, startTestSystem, type TestSystem } from '../support/test-runtime.ts';
 import { spawnWorker, type WorkerProcess } from './worker-process.ts';
@@ -18,14 +20,17 @@ const JOB_LOCK_MS = 1500;
 const KILL_PHASE_MS = 70_000;
 const DRAIN_MS = 120_000;
 
-async function keysMatching(redis: Redis, pattern: string): Promise<string[]> {
+/** SCAN of every primary: on a Cluster each holds only its slots' keys. */
+async function keysMatching(redis: RedisClient, pattern: string): Promise<string[]> {
   const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    found.push(...keys);
-  } while (cursor !== '0');
+  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
   return found;
 }
 
@@ -52,7 +57,8 @@ describe('crash loop', () => {
     sys = await startTestSystem({ worker: false });
     const prefix = sys.runtime.config.redisPrefix;
     const env = {
-      REDIS_URL: inject('redisUrl'),
+      ...redisEnv(),
+      VERIFICATION_KEY: sys.runtime.config.verificationKey!,
       REDIS_PREFIX: prefix,
       DATA_DIR: sys.dataDir,
       LLM_PROVIDER: 'replay',

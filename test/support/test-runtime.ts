@@ -7,8 +7,9 @@ import { type RunningApi, startApi } from '@pullwright/api';
 import { type RunningWorker, startWorker } from '@pullwright/code-worker';
 import { configSecrets, createLogger, loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { Redactor } from '@pullwright/security';
-import { inject } from 'vitest';
+import { redisEnv } from './redis-env.ts';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 export const DEMO_TRANSCRIPT = path.resolve(import.meta.dirname, '../../apps/cli/demo/debug-slugify.replay.json');
@@ -20,6 +21,8 @@ export interface TestSystem {
   dataDir: string;
   /** Every log line the system wrote (with `captureLogs`), after redaction: what an operator would see. */
   logLines: string[];
+  /** The operation's transcript as stored (the ArtifactStore); empty when there is none. */
+  transcript(opId: string): Promise<string>;
   /** fetch against the API with the bearer token. */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   startWorker(): Promise<RunningWorker>;
@@ -35,7 +38,7 @@ export async function startTestSystem(
 ): Promise<TestSystem> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-test-'));
   const config = loadConfig({
-    REDIS_URL: inject('redisUrl'),
+    ...redisEnv(),
     REDIS_PREFIX: `t${randomBytes(6).toString('hex')}`,
     DATA_DIR: dataDir,
     API_TOKEN: TEST_TOKEN,
@@ -62,6 +65,7 @@ export async function startTestSystem(
     worker: undefined,
     dataDir,
     logLines,
+    transcript: async (opId) => (await runtime.artifacts.read(opId, TRANSCRIPT_ARTIFACT))?.content ?? '',
     request: (method, url, body, headers = {}) =>
       fetch(`${api.url}${url}`, {
         method,

@@ -1,7 +1,7 @@
 import type { Runtime } from '@pullwright/pipeline';
 import { scanOperations } from './metrics-operation-scan.ts';
 
-export type BoardDeps = Pick<Runtime, 'redis' | 'keys' | 'locks'>;
+export type BoardDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'locks'>;
 
 export interface BoardLock {
   path: string;
@@ -35,7 +35,7 @@ export interface Board {
  * scanned operations (or just `repo`), so the board never SCANs the keyspace.
  */
 export async function boardSnapshot(deps: BoardDeps, filter: { repo?: string } = {}): Promise<Board> {
-  const ops = await scanOperations(deps.redis, deps.keys);
+  const ops = await scanOperations(deps);
   const repos = filter.repo ? [filter.repo] : [...new Set(ops.map((op) => op.repo))].sort();
   const out = await Promise.all(
     repos.map(async (repo): Promise<BoardRepo> => {

@@ -15,6 +15,7 @@ import { deployRouter } from './deploy-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { metricsRouter } from './metrics-router.ts';
+import { operationFilesRouter } from './operation-files-router.ts';
 import { operationsRouter } from './operations-router.ts';
 import { planRouter } from './plan-router.ts';
 import { sessionAuth } from './session-auth.ts';
@@ -42,7 +43,7 @@ export type ApiDeps = Pick<
   | 'logger'
   | 'keys'
   | 'redactor'
-  | 'transcriptsDir'
+  | 'artifacts'
   | 'locks'
 >;
 
@@ -88,7 +89,13 @@ export function createApp(deps: ApiDeps): Express {
   const credentials = new SessionCredentials(config);
   const auth = sessionAuth(config.apiToken, sessions);
   app.use('/v1/session', sessionRouter({ config: { ...config, apiToken: config.apiToken }, sessions, credentials }));
-  app.use('/v1/operations', auth, dashboardRouter(deps, credentials), operationsRouter(deps));
+  app.use(
+    '/v1/operations',
+    auth,
+    dashboardRouter(deps, credentials),
+    operationFilesRouter(deps),
+    operationsRouter(deps),
+  );
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.use('/v1/operations', auth, deployRouter(deps));
   app.use('/v1/operations', auth, planRouter(deps));

@@ -3,14 +3,13 @@ import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { parseUnifiedDiff } from './dashboard-diff.ts';
 import { dashboardRetry } from './dashboard-retry.ts';
-import { dashboardTranscript } from './dashboard-transcript.ts';
 import { sendError } from './http-errors.ts';
 import { OperationIdParam } from './request-schemas.ts';
 import { type Principal, principalOf } from './session-auth.ts';
 import type { SessionCredentials } from './session-credentials.ts';
 import { validate } from './validate.ts';
 
-type Deps = Pick<Runtime, 'store' | 'events' | 'queue' | 'forge' | 'actions' | 'redactor' | 'transcriptsDir'>;
+type Deps = Pick<Runtime, 'store' | 'events' | 'queue' | 'forge' | 'actions' | 'redactor'>;
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
 const HeadSha = z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha');
@@ -33,7 +32,7 @@ function asSession(res: Response): SessionPrincipal | undefined {
  * What the dashboard adds to `/v1/operations`, mounted in front of the REST router. For a
  * signed-in user the session decides who acts (any `user` or `source` in the body is
  * overwritten), and approve/reject check the approver list; bearer requests pass through
- * to the REST router unchanged. Retry, diff and transcript serve both.
+ * to the REST router unchanged. Retry and diff serve both.
  */
 export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Router {
   const router = Router();
@@ -101,10 +100,6 @@ export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Ro
       headSha: op.pullRequest.headSha,
       files: parseUnifiedDiff(deps.redactor.redact(diff)),
     });
-  });
-
-  router.get('/:id/transcript', async (req, res) => {
-    await dashboardTranscript(res, await deps.store.get(opId(req)), deps);
   });
 
   return router;

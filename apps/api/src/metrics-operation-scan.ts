@@ -1,6 +1,5 @@
 import type { LockWait, OperationStatus, StuckReport } from '@pullwright/core';
-import type { RedisKeys } from '@pullwright/queue';
-import type { Redis } from 'ioredis';
+import type { OperationStore, RedisClient, RedisKeys } from '@pullwright/queue';
 
 /**
  * Operations a scrape or a board request looks at: the newest ones by creation time. Live
@@ -20,12 +19,15 @@ export interface ScannedOperation {
 }
 
 /** The newest `limit` operations, newest first. */
-export async function scanOperations(redis: Redis, keys: RedisKeys, limit = SCAN_LIMIT): Promise<ScannedOperation[]> {
+export async function scanOperations(
+  deps: { redis: RedisClient; keys: RedisKeys; store: OperationStore },
+  limit = SCAN_LIMIT,
+): Promise<ScannedOperation[]> {
   const out: ScannedOperation[] = [];
   for (let offset = 0; offset < limit; offset += PAGE) {
-    const ids = await redis.zrevrange(keys.operationIndex(), offset, Math.min(limit, offset + PAGE) - 1);
+    const ids = await deps.redis.zrevrange(deps.keys.operationIndex(), offset, Math.min(limit, offset + PAGE) - 1);
     if (ids.length === 0) break;
-    const raws = await redis.mget(ids.map((id) => keys.operation(id)));
+    const raws = await deps.store.rawRecords(ids);
     for (const raw of raws) {
       if (!raw) continue;
       const op = JSON.parse(raw) as ScannedOperation;

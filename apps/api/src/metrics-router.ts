@@ -6,7 +6,7 @@ import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'pr
 import { bearerAuth } from './bearer-auth.ts';
 import { type ScannedOperation, scanOperations } from './metrics-operation-scan.ts';
 
-export type MetricsDeps = Pick<Runtime, 'redis' | 'keys' | 'queue' | 'config'>;
+export type MetricsDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'queue' | 'config'>;
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 
@@ -22,7 +22,7 @@ interface Snapshot {
 async function takeSnapshot(deps: MetricsDeps, store: MetricsStore): Promise<Snapshot> {
   const queue = deps.queue.queue;
   const [ops, totals, jobs, oldest, workers] = await Promise.all([
-    scanOperations(deps.redis, deps.keys),
+    scanOperations(deps),
     store.read(),
     queue.getJobCounts(...QUEUE_STATES),
     queue.getJobs(['waiting'], 0, 0, true),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pullwright/queue';
 
 /**
  * Remembers signed requests by what the signature covers, so a captured request sent again
@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
  */
 export class ReplayGuard {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     /** First segment of every key (REDIS_PREFIX). */
     private readonly prefix: string,
   ) {}

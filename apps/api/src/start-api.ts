@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { listenOrExplain } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { createApp } from './create-app.ts';
 
@@ -10,11 +11,8 @@ export interface RunningApi {
 
 export async function startApi(runtime: Runtime): Promise<RunningApi> {
   const app = createApp(runtime);
-  const server = app.listen(runtime.config.port, runtime.config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  const server = createServer(app);
+  await listenOrExplain(server, runtime.config.port, runtime.config.host, 'PORT');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   const host = runtime.config.host === '0.0.0.0' ? '127.0.0.1' : runtime.config.host;

@@ -39,10 +39,21 @@ export async function embeddedEnv(source: NodeJS.ProcessEnv): Promise<EmbeddedEn
   }
   const generatedToken = !env.API_TOKEN;
   if (generatedToken) env.API_TOKEN = persistentToken(dataDir);
-  const hasModel = env.LLM_PROVIDER || env.ANTHROPIC_API_KEY || env.OPENAI_API_KEY;
-  if (!hasModel) {
-    env.LLM_PROVIDER = 'replay';
-    env.REPLAY_FILE ||= DEMO_TRANSCRIPT;
-  }
-  return { env, redis, generatedToken };
+  return { env: withReplayDefault(env).env, redis, generatedToken };
+}
+
+/**
+ * With no model key and no LLM_PROVIDER, the replay provider plays the bundled demo
+ * transcript (the demo repository's fix): `npm start` and a compose worker run out of the
+ * box. `replayDemo` says so, for a warning.
+ */
+export function withReplayDefault(source: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; replayDemo: boolean } {
+  const env = { ...source };
+  const provider = env.LLM_PROVIDER?.trim();
+  const keyed = (name: string) => env[name]?.trim() || env[`${name}_FILE`]?.trim();
+  const hasModel = provider || keyed('ANTHROPIC_API_KEY') || keyed('OPENAI_API_KEY');
+  if (!hasModel) env.LLM_PROVIDER = 'replay';
+  const replayDemo = env.LLM_PROVIDER === 'replay' && !env.REPLAY_FILE?.trim();
+  if (replayDemo) env.REPLAY_FILE = DEMO_TRANSCRIPT;
+  return { env, replayDemo };
 }

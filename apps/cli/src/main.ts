@@ -2,20 +2,32 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSlackServices, startApi } from '@pullwright/api';
-import { startWorker } from '@pullwright/code-worker';
-import { type Config, configSecrets, createLogger, isPullwrightError, type Logger, loadConfig } from '@pullwright/core';
+import { startWorker, startWorkerHealthServer } from '@pullwright/code-worker';
+import {
+  type Config,
+  configSecrets,
+  createLogger,
+  isPullwrightError,
+  type Logger,
+  loadConfig,
+  type ProcessRole,
+} from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { auditTrail } from '@pullwright/queue';
 import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
-import { embeddedEnv } from './embedded-defaults.ts';
+import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
+import { initSecrets } from './init-secrets.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
 
 const USAGE = `usage: pullwright <command>
 
   start     API + worker + dashboard on embedded defaults (private redis-server, local forge, replay demo)
-  api       the API alone (needs REDIS_URL and API_TOKEN)
-  worker    a code worker alone (needs REDIS_URL)
+  api       the API alone (needs REDIS_URL or REDIS_CLUSTER_NODES, API_TOKEN, VERIFICATION_KEY)
+  worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
+  export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
+  init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
 
 pullwright <command> --help describes one command.`;
@@ -30,27 +42,43 @@ configured, and the replay model with a demo operation when no model key is set.
 with Ctrl-C. Configuration: the environment variables in README.md.`,
   api: `usage: pullwright api
 
-Runs the API alone (REST, Slack, GitHub webhooks, SSE, dashboard). Needs REDIS_URL and
-API_TOKEN; scale it out behind a load balancer.`,
+Runs the API alone (REST, Slack, GitHub webhooks, SSE, dashboard). Needs REDIS_URL (or
+REDIS_CLUSTER_NODES), API_TOKEN and VERIFICATION_KEY; it runs no repository code and needs
+no sandbox or model key. Scale it out behind a load balancer.`,
   worker: `usage: pullwright worker
 
-Runs a code worker alone: takes operations from the queue on REDIS_URL and runs them.
-Start more processes (or containers) on the same Redis to scale out.`,
+Runs a code worker alone: takes operations from the queue on REDIS_URL (or
+REDIS_CLUSTER_NODES) and runs them; needs VERIFICATION_KEY and a sandbox (SANDBOX), and
+serves /healthz, /readyz and /metrics on WORKER_PORT. Start more processes (or containers)
+on the same Redis to scale out.`,
   demo: `usage: pullwright demo
 
 Runs the start flow headless: a private redis-server and local forge in a temporary
 DATA_DIR, the sample /debug operation with the replay model, approval, merge, and the
 operation's timeline on stdout. Exit 0 when the operation merged.`,
+  export: `usage: pullwright export <operation-id>
+
+Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
+as GET /v1/operations/<id>/audit). Needs REDIS_URL or REDIS_CLUSTER_NODES.`,
+  'init-secrets': `usage: pullwright init-secrets <dir>
+
+Creates the files docker compose reads its secrets from in <dir>: the API token, the
+verification key and the Redis password. Files that exist are kept.`,
 };
 
+/**
+ * Configuration checked for `role`, then the runtime; `runtimeRole: 'api'` builds no model
+ * or sandbox (the API, and operator commands that only read Redis).
+ */
 async function boot(
   env: NodeJS.ProcessEnv,
-  options: { commands?: boolean } = {},
+  role: ProcessRole = 'all',
+  runtimeRole: ProcessRole = role,
 ): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
-  const config = loadConfig(env);
+  const config = loadConfig(env, role);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
-  return { config, logger, runtime: await createRuntime(config, logger, redactor, options) };
+  return { config, logger, runtime: await createRuntime(config, logger, redactor, { role: runtimeRole }) };
 }
 
 /** Posts progress of Slack-started operations; runs beside the API that takes the Slack requests. */
@@ -73,6 +101,16 @@ function onShutdown(close: () => Promise<void>): void {
 
 async function start(): Promise<number> {
   const embedded = await embeddedEnv(process.env);
+  try {
+    return await startAll(embedded);
+  } catch (err) {
+    // The private redis-server is our child: it must not outlive a failed start.
+    await embedded.redis?.stop();
+    throw err;
+  }
+}
+
+async function startAll(embedded: EmbeddedEnv): Promise<number> {
   const { runtime, logger } = await boot(embedded.env);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
@@ -97,7 +135,7 @@ async function start(): Promise<number> {
 
 async function apiOnly(): Promise<number> {
   // The API runs no repository code: it starts without a sandbox on hosts that have none.
-  const { runtime, logger } = await boot(process.env, { commands: false });
+  const { runtime, logger } = await boot(process.env, 'api');
   const api = await startApi(runtime);
   const slack = startSlackNotifier(runtime);
   onShutdown(async () => {
@@ -110,14 +148,43 @@ async function apiOnly(): Promise<number> {
 }
 
 async function workerOnly(): Promise<number> {
-  const { runtime, logger } = await boot(process.env);
+  const { env, replayDemo } = withReplayDefault(process.env);
+  const { runtime, logger } = await boot(env, 'worker');
+  if (replayDemo) logger.warn('no model key and no LLM_PROVIDER: replaying the bundled demo transcript');
   const worker = await startWorker(runtime);
+  const health = await startWorkerHealthServer(runtime, worker);
   onShutdown(async () => {
     await worker.close();
+    await health.close();
     await runtime.close();
   });
-  logger.info({ concurrency: runtime.config.workerConcurrency }, 'worker started');
+  logger.info({ concurrency: runtime.config.workerConcurrency, health: health.url }, 'worker started');
   return new Promise<number>(() => undefined);
+}
+
+/** `pullwright export <id>`: what GET /v1/operations/:id/audit serves, straight from Redis. */
+async function exportOperation(args: string[]): Promise<number> {
+  const id = args[0];
+  if (!id || args.length > 1) {
+    process.stderr.write('usage: pullwright export <operation id>   (JSONL on standard output)\n');
+    return 2;
+  }
+  if (!process.env.REDIS_URL && !process.env.REDIS_CLUSTER_NODES) {
+    process.stderr.write(
+      'pullwright export: REDIS_URL (or REDIS_CLUSTER_NODES) is required: the Redis the service uses\n',
+    );
+    return 1;
+  }
+  const { runtime } = await boot({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'silent' }, 'all', 'api');
+  try {
+    const redact = (text: string) => runtime.redactor.redact(text);
+    for await (const line of auditTrail({ ...runtime, redact }, id)) {
+      if (!process.stdout.write(line)) await new Promise((r) => process.stdout.once('drain', r));
+    }
+    return 0;
+  } finally {
+    await runtime.close();
+  }
 }
 
 async function demo(): Promise<number> {
@@ -174,6 +241,20 @@ export async function main(argv: string[]): Promise<number> {
         return await workerOnly();
       case 'demo':
         return await demo();
+      case 'export':
+        return await exportOperation(argv.slice(1));
+      case 'init-secrets': {
+        const dir = argv[1];
+        if (!dir) {
+          process.stderr.write('usage: pullwright init-secrets <dir>\n');
+          return 2;
+        }
+        const created = initSecrets(dir);
+        process.stdout.write(
+          `secrets in ${dir}: ${created.length > 0 ? `created ${created.join(', ')}` : 'all present, kept'}\n`,
+        );
+        return 0;
+      }
       case 'scan':
         return await runScanCommand(argv.slice(1), {
           stdin: process.stdin,
@@ -186,8 +267,10 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    // Configuration and start-up problems are reported once, in words, without a stack.
+    // Configuration and start-up problems are reported once, in words, without a stack, and
+    // the process ends now: open Redis connections or timers must not keep it alive (a
+    // container that hangs is never restarted; one that exits is).
     process.stderr.write(`pullwright ${command}: ${isPullwrightError(err) ? err.message : (err as Error).message}\n`);
-    return 1;
+    process.exit(1);
   }
 }

@@ -1,5 +1,6 @@
 import { type Logger, PullwrightError } from '@pullwright/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pullwright/queue';
+import { Cluster, type Redis } from 'ioredis';
 
 /**
  * Refuses a Redis that may evict keys. Under any policy but `noeviction`, Redis drops keys
@@ -9,7 +10,15 @@ import type { Redis } from 'ioredis';
  * worker warns and starts (the operator has to check the setting in the provider's console).
  * Returns the policy, or undefined when it could not be read.
  */
-export async function assertNoEviction(redis: Redis, logger: Logger): Promise<string | undefined> {
+export async function assertNoEviction(redis: RedisClient, logger: Logger): Promise<string | undefined> {
+  // On a Cluster every primary holds part of the data, so every primary must be noeviction.
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  let policy: string | undefined;
+  for (const node of nodes) policy = await policyOf(node, logger);
+  return policy;
+}
+
+async function policyOf(redis: Redis, logger: Logger): Promise<string | undefined> {
   let reply: unknown;
   try {
     reply = await redis.config('GET', 'maxmemory-policy');

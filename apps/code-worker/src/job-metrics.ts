@@ -1,9 +1,8 @@
-import type { OperationEvents, OperationStore, RedisKeys } from '@pullwright/queue';
+import type { OperationEvents, OperationStore, RedisClient, RedisKeys } from '@pullwright/queue';
 import { type MetricsStore, stepDurations } from '@pullwright/queue';
-import type { Redis } from 'ioredis';
 
 export interface JobMetricsDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   store: OperationStore;
   events: OperationEvents;

@@ -4,13 +4,14 @@ import { deployOperation, mergeOperation, type Runtime, reviseOperation, runOper
 import {
   bullPrefix,
   CODE_OPERATIONS_QUEUE,
+  duplicateRedis,
   JOB_CATALOG,
   type JobData,
   type JobName,
   MetricsStore,
+  type RedisClient,
 } from '@pullwright/queue';
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { assertNoEviction } from './assert-no-eviction.ts';
 import { eventCursor, recordJobMetrics } from './job-metrics.ts';
 import { STALLED_OUT, StalledJobReaper } from './stalled-job-reaper.ts';
@@ -20,6 +21,8 @@ import { MAX_JOB_STARTS, retryDelayMs } from './transient-errors.ts';
 export interface RunningWorker {
   worker: Worker;
   watchdog: StuckWatchdog;
+  /** Jobs this process is running now (the worker's /readyz and /metrics). */
+  runningJobs(): number;
   /**
    * Stops taking jobs and waits up to `graceMs` (default SHUTDOWN_GRACE_MS) for the running
    * ones, then closes. Resolves true when none was left running; a job still running is left
@@ -64,7 +67,7 @@ async function waitForRedis(runtime: Runtime, deadline: number): Promise<boolean
  * The BullMQ settings of a code worker; the latency benchmark runs them with an empty handler
  * to compare against a bare BullMQ worker.
  */
-export function codeWorkerOptions(config: Config, connection: Redis): WorkerOptions {
+export function codeWorkerOptions(config: Config, connection: RedisClient): WorkerOptions {
   const settings = config.worker;
   return {
     connection,
@@ -171,7 +174,7 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
   };
 
   // BullMQ needs its own connection with unlimited retries: blocking commands must survive reconnects.
-  const connection = runtime.redis.duplicate({ maxRetriesPerRequest: null });
+  const connection = duplicateRedis(runtime.redis, { maxRetriesPerRequest: null });
   const worker = new Worker(CODE_OPERATIONS_QUEUE, processJob, codeWorkerOptions(config, connection));
   worker.on('failed', (job, err) => {
     logger.error({ jobId: job?.id, err: redactor.redact(err.message) }, 'job failed');
@@ -190,6 +193,7 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
   return {
     worker,
     watchdog,
+    runningJobs: () => running.size,
     close(graceMs = settings.shutdownGraceMs) {
       closing ??= (async () => {
         clearInterval(reaperTimer);

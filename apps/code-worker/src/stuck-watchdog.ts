@@ -1,6 +1,5 @@
 import { isPullwrightError, type Logger, type Operation, silentLogger } from '@pullwright/core';
-import type { OperationStore, RedisKeys } from '@pullwright/queue';
-import type { Redis } from 'ioredis';
+import type { OperationStore, RedisClient, RedisKeys } from '@pullwright/queue';
 
 /** The watchdog's own events: they report silence, so they are not progress. */
 const OWN_EVENTS = new Set(['stuck', 'unstuck']);
@@ -8,7 +7,7 @@ const OWN_EVENTS = new Set(['stuck', 'unstuck']);
 const LOOKBACK = 20;
 
 export interface StuckWatchdogOptions {
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   store: OperationStore;
   stuckAfterMs: number;

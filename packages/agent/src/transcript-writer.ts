@@ -3,21 +3,40 @@ import path from 'node:path';
 import type { Redactor } from '@pullwright/security';
 
 /**
+ * Where transcript lines go. The pipeline passes shared storage (the ArtifactStore: any API
+ * replica serves the transcript); a file path is kept for local tools and tests.
+ */
+export interface TranscriptSink {
+  append(text: string): Promise<void>;
+}
+
+function fileSink(file: string): TranscriptSink {
+  let ready: Promise<unknown> | undefined;
+  return {
+    async append(text) {
+      ready ??= mkdir(path.dirname(file), { recursive: true });
+      await ready;
+      await appendFile(file, text);
+    },
+  };
+}
+
+/**
  * Append-only JSONL record of one operation's model conversation: every request summary,
- * response, tool call and result, redacted before it touches the disk.
+ * response, tool call and result, redacted before it leaves the process.
  */
 export class TranscriptWriter {
-  #ready: Promise<unknown> | undefined;
+  readonly #sink: TranscriptSink;
 
   constructor(
-    readonly file: string,
+    destination: string | TranscriptSink,
     private readonly redactor: Redactor,
-  ) {}
+  ) {
+    this.#sink = typeof destination === 'string' ? fileSink(destination) : destination;
+  }
 
   async append(kind: string, data: Record<string, unknown>): Promise<void> {
-    this.#ready ??= mkdir(path.dirname(this.file), { recursive: true });
-    await this.#ready;
     const line = JSON.stringify({ ts: new Date().toISOString(), kind, ...data });
-    await appendFile(this.file, `${this.redactor.redact(line)}\n`);
+    await this.#sink.append(`${this.redactor.redact(line)}\n`);
   }
 }

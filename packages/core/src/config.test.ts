@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configSecrets, loadConfig } from './config.ts';
 
@@ -66,5 +69,65 @@ describe('loadConfig', () => {
       }),
     );
     expect(secrets).toEqual(expect.arrayContaining(['api-token-1234567890', 'xoxb-123456', 'hunter2pass']));
+  });
+
+  it('treats the empty LLM_PROVIDER and FORGE compose passes as unset', () => {
+    const c = loadConfig({ LLM_PROVIDER: '', FORGE: ' ', OPENAI_API_KEY: 'sk-x' });
+    expect(c.llm.provider).toBe('openai');
+    expect(c.forge).toBe('local');
+  });
+
+  it('parses REDIS_CLUSTER_NODES and refuses it beside REDIS_URL', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-1:7000, 10.0.0.2:7001,[::1]:7002' }).redisClusterNodes).toEqual([
+      { host: 'redis-1', port: 7000 },
+      { host: '10.0.0.2', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:1', REDIS_URL: 'redis://x:6379' })).toThrow(
+      /REDIS_CLUSTER_NODES: set REDIS_URL or REDIS_CLUSTER_NODES, not both/,
+    );
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:99999' })).toThrow(/"a:99999" must be host:port/);
+  });
+
+  it('names what each process role lacks, all at once', () => {
+    try {
+      loadConfig({}, 'api');
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).context.issues.map((i) => i.variable)).toEqual([
+        'REDIS_URL',
+        'VERIFICATION_KEY',
+        'API_TOKEN',
+      ]);
+    }
+    expect(() => loadConfig({ REDIS_URL: 'redis://r:6379' }, 'worker')).toThrow(
+      /VERIFICATION_KEY: required by the worker/,
+    );
+    const worker = loadConfig({ REDIS_URL: 'redis://r:6379', VERIFICATION_KEY: 'k'.repeat(32) }, 'worker');
+    expect(worker.verificationKey).toBe('k'.repeat(32));
+    expect(worker.apiToken).toBeUndefined();
+  });
+
+  it('reads secrets from <NAME>_FILE, keeps a set value, and names an unreadable file', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-config-'));
+    const file = path.join(dir, 'token');
+    writeFileSync(file, 'token-from-a-file-0123456789\n');
+    const c = loadConfig({ API_TOKEN_FILE: file, REDIS_PASSWORD_FILE: file });
+    expect(c.apiToken).toBe('token-from-a-file-0123456789');
+    expect(c.redisPassword).toBe('token-from-a-file-0123456789');
+    expect(c.secretFiles).toEqual([file, file]);
+    expect(configSecrets(c)).toContain('token-from-a-file-0123456789');
+    expect(loadConfig({ API_TOKEN: 'set-directly-0123456789', API_TOKEN_FILE: file }).apiToken).toBe(
+      'set-directly-0123456789',
+    );
+    expect(() => loadConfig({ VERIFICATION_KEY_FILE: path.join(dir, 'missing') })).toThrow(
+      /VERIFICATION_KEY_FILE: cannot read .*missing \(ENOENT\)/,
+    );
+  });
+
+  it('reports problems on one line', () => {
+    expect(() => loadConfig({ PORT: 'abc', WORKER_PORT: '-1' })).toThrow(
+      /^invalid configuration: [^\n]*PORT[^\n]*WORKER_PORT/,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { hkdfSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
@@ -10,6 +11,11 @@ const optionalText = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
 const optionalUrl = optionalText.pipe(z.url().optional());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** An enum where an empty value means unset: compose passes `${LLM_PROVIDER:-}` as "". */
+const optionalEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.enum(values).optional());
+const PORT_RANGE = 'must be a port number, 0-65535';
+const TCP_PORT = z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(0, PORT_RANGE).max(65535, PORT_RANGE);
 
 /**
  * Every variable the service reads, with its default. Parsed once at start-up; a bad
@@ -19,13 +25,27 @@ export const EnvSchema = z
   .object({
     /** Redis for queues, operations, events and locks. Unset: `npm start` runs a private redis-server. */
     REDIS_URL: optionalUrl,
+    /**
+     * Redis Cluster instead of REDIS_URL: `host:port,host:port,…` (any reachable nodes; the rest
+     * are discovered). Every multi-key script and MULTI stays inside one `{…}` hash slot.
+     */
+    REDIS_CLUSTER_NODES: z
+      .string()
+      .default('')
+      .transform((raw, ctx) => parseClusterNodes(raw, ctx)),
+    /** Password for REDIS_CLUSTER_NODES, or for REDIS_URL when the URL carries none. */
+    REDIS_PASSWORD: optionalText,
+    /** Days an ended operation (record, events, transcript, artifacts) is kept in Redis before it expires. */
+    RETENTION_DAYS: positiveInt(30),
     /** Prefix of every Redis key, so several deployments (or tests) can share one Redis. */
     REDIS_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_-]+$/)
       .default('pw'),
     /** HTTP port of the API and dashboard. */
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PORT: TCP_PORT.default(3000),
+    /** A worker process's own /healthz, /readyz and /metrics port (`pullwright worker`; 0 picks a free one). */
+    WORKER_PORT: TCP_PORT.default(3001),
     /** Interface to listen on; containers set 0.0.0.0. Loopback by default so a laptop run is private. */
     HOST: z.string().default('127.0.0.1'),
     /** Bearer token for REST and the dashboard. `npm start` generates one when unset. */
@@ -37,7 +57,7 @@ export const EnvSchema = z
      */
     VERIFICATION_KEY: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
     /** anthropic | openai | replay. Default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY, else replay. */
-    LLM_PROVIDER: z.enum(['anthropic', 'openai', 'replay']).optional(),
+    LLM_PROVIDER: optionalEnum(['anthropic', 'openai', 'replay']),
     LLM_MODEL: optionalText,
     /** tools: the model edits through tool calls; text: whole-file blocks (`^^^path … ^^^end`) for models without tool use. */
     LLM_EDIT_MODE: z.enum(['tools', 'text']).default('tools'),
@@ -77,7 +97,7 @@ export const EnvSchema = z
     /** Transcript the replay provider plays (JSON). Default: the bundled demo transcript. */
     REPLAY_FILE: optionalText,
     /** github | local. Default: github when a GitHub App is configured, else local. */
-    FORGE: z.enum(['github', 'local']).optional(),
+    FORGE: optionalEnum(['github', 'local']),
     GITHUB_URL: z.url().default('https://github.com'),
     GITHUB_APP_ID: optionalText,
     /** PEM text or a path to the PEM file. */
@@ -105,8 +125,13 @@ export const EnvSchema = z
     PUBLIC_URL: optionalUrl,
     /** Repository used when a request names none. */
     DEFAULT_REPO: optionalText.pipe(RepoSlug.optional()),
-    /** Embedded Redis data, local forge repositories, transcripts. */
+    /** Embedded Redis data and the generated API token of `npm start`. Per process: nothing another process reads. */
     DATA_DIR: z.string().min(1).default('.pullwright'),
+    /**
+     * The local forge's bare repositories (`<FORGE_DIR>/<owner>/<name>.git`). Default:
+     * <DATA_DIR>/forge. Processes on one forge must see it at the same path (compose: /srv/forge).
+     */
+    FORGE_DIR: optionalText,
     /** Mirrors and worktrees. Default: <DATA_DIR>/workspace. */
     WORKSPACE_DIR: optionalText,
     /**
@@ -194,6 +219,13 @@ export const EnvSchema = z
     METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   })
   .superRefine((env, ctx) => {
+    if (env.REDIS_URL && env.REDIS_CLUSTER_NODES.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REDIS_CLUSTER_NODES'],
+        message: 'set REDIS_URL or REDIS_CLUSTER_NODES, not both',
+      });
+    }
     if (env.LLM_PROVIDER === 'anthropic' && !env.ANTHROPIC_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ANTHROPIC_API_KEY'], message: 'required when LLM_PROVIDER=anthropic' });
     }
@@ -241,6 +273,22 @@ function dashboardUserProblems(raw: string | undefined): string[] {
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** `10.0.0.1:7000,redis-2:7000` → `[{ host, port }]`; every entry that is not host:port is reported. */
+function parseClusterNodes(raw: string, ctx: z.RefinementCtx): { host: string; port: number }[] {
+  const nodes: { host: string; port: number }[] = [];
+  for (const entry of raw.split(',').map((s) => s.trim())) {
+    if (!entry) continue;
+    const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match?.[1] || port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" must be host:port` });
+      continue;
+    }
+    nodes.push({ host: match[1].replace(/^\[|\]$/g, ''), port });
+  }
+  return nodes;
+}
+
 /** `U123,W456` → `['U123', 'W456']`; every entry that is not a Slack user id is reported. */
 function parseSlackUserIds(raw: string, ctx: z.RefinementCtx): string[] {
   const ids = raw
@@ -271,8 +319,14 @@ function parseChannelRepos(raw: string, ctx: z.RefinementCtx): Record<string, st
 
 export interface Config {
   redisUrl: string | undefined;
+  /** REDIS_CLUSTER_NODES: empty unless a Cluster is configured. */
+  redisClusterNodes: { host: string; port: number }[];
+  redisPassword: string | undefined;
   redisPrefix: string;
+  /** RETENTION_DAYS in seconds: how long an ended operation's keys live. */
+  retentionS: number;
   port: number;
+  workerPort: number;
   host: string;
   apiToken: string | undefined;
   /** VERIFICATION_KEY, or derived from API_TOKEN; undefined only when neither is set. */
@@ -312,6 +366,9 @@ export interface Config {
   defaultRepo: string | undefined;
   dataDir: string;
   workspaceDir: string;
+  forgeDir: string;
+  /** Files the `*_FILE` variables named: the sandbox hides them from repository code. */
+  secretFiles: string[];
   sandbox: { kind: Env['SANDBOX']; dockerImage: string };
   secretRulesFile: string | undefined;
   policyFile: string | undefined;
@@ -343,26 +400,92 @@ export interface Config {
 
 export class ConfigError extends PullwrightError<{ issues: { variable: string; reason: string }[] }> {
   constructor(issues: { variable: string; reason: string }[]) {
-    const lines = issues.map((i) => `  ${i.variable}: ${i.reason}`).join('\n');
-    super('config_invalid', `invalid configuration:\n${lines}`, { issues });
+    // One line, so a crash-looping container shows the whole reason in its last log line.
+    const problems = issues.map((i) => `${i.variable}: ${i.reason}`).join('; ');
+    super('config_invalid', `invalid configuration: ${problems}`, { issues });
   }
 }
 
+/** Which process reads the configuration: each refuses to start without what it needs. */
+export type ProcessRole = 'api' | 'worker' | 'all';
+
+/** Secrets that may come from a file instead (`API_TOKEN_FILE=/run/secrets/api-token`): Docker and compose secrets. */
+const FILE_VARIABLES = [
+  'API_TOKEN',
+  'VERIFICATION_KEY',
+  'REDIS_PASSWORD',
+  'METRICS_TOKEN',
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  'GITHUB_WEBHOOK_SECRET',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_BOT_TOKEN',
+  'DEPLOY_WEBHOOK_SECRET',
+] as const;
+
+type Issue = { variable: string; reason: string };
+
+/** Fills `X` from the file `X_FILE` names when `X` itself is unset or empty. */
+function withFileVariables(source: NodeJS.ProcessEnv, issues: Issue[]): NodeJS.ProcessEnv {
+  const env = { ...source };
+  for (const name of FILE_VARIABLES) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file || env[name]?.trim()) continue;
+    try {
+      env[name] = readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      issues.push({ variable: `${name}_FILE`, reason: `cannot read ${file} (${(err as NodeJS.ErrnoException).code})` });
+    }
+  }
+  return env;
+}
+
+/**
+ * What a process started alone needs besides a valid environment. The API and the worker
+ * share Redis and the verification key (the worker signs the PR's receipt, the API checks
+ * it); `npm start` generates what is missing, so the all-in-one role needs nothing.
+ */
+function roleIssues(env: NodeJS.ProcessEnv, role: ProcessRole): Issue[] {
+  if (role === 'all') return [];
+  const set = (name: string) => Boolean(env[name]?.trim());
+  const issues: Issue[] = [];
+  if (!set('REDIS_URL') && !set('REDIS_CLUSTER_NODES')) {
+    issues.push({ variable: 'REDIS_URL', reason: `required by the ${role} process (or REDIS_CLUSTER_NODES)` });
+  }
+  if (!set('VERIFICATION_KEY')) {
+    issues.push({
+      variable: 'VERIFICATION_KEY',
+      reason: `required by the ${role} process: workers sign PR receipts with it and the API checks them (same value on both)`,
+    });
+  }
+  if (role === 'api' && !set('API_TOKEN'))
+    issues.push({ variable: 'API_TOKEN', reason: 'required by the api process' });
+  return issues;
+}
+
 /** Reads the environment once; throws `ConfigError` naming every bad variable. */
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(source);
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'all'): Config {
+  const issues: Issue[] = [];
+  const withFiles = withFileVariables(source, issues);
+  const parsed = EnvSchema.safeParse(withFiles);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => ({ variable: i.path.join('.') || '(environment)', reason: i.message })),
+    issues.push(
+      ...parsed.error.issues.map((i) => ({ variable: i.path.join('.') || '(environment)', reason: i.message })),
     );
   }
+  issues.push(...roleIssues(withFiles, role));
+  if (issues.length > 0 || !parsed.success) throw new ConfigError(issues);
   const env = parsed.data;
   const dataDir = path.resolve(env.DATA_DIR);
   const provider = env.LLM_PROVIDER ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : 'replay');
   return {
     redisUrl: env.REDIS_URL,
+    redisClusterNodes: env.REDIS_CLUSTER_NODES,
+    redisPassword: env.REDIS_PASSWORD,
     redisPrefix: env.REDIS_PREFIX,
+    retentionS: env.RETENTION_DAYS * 24 * 3600,
     port: env.PORT,
+    workerPort: env.WORKER_PORT,
     host: env.HOST,
     apiToken: env.API_TOKEN,
     verificationKey:
@@ -403,6 +526,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     defaultRepo: env.DEFAULT_REPO,
     dataDir,
     workspaceDir: path.resolve(env.WORKSPACE_DIR ?? path.join(dataDir, 'workspace')),
+    forgeDir: path.resolve(env.FORGE_DIR ?? path.join(dataDir, 'forge')),
+    secretFiles: FILE_VARIABLES.map((name) => source[`${name}_FILE`]?.trim())
+      .filter((file): file is string => Boolean(file))
+      .map((file) => path.resolve(file)),
     sandbox: { kind: env.SANDBOX, dockerImage: env.SANDBOX_DOCKER_IMAGE },
     secretRulesFile: env.SECRET_RULES_FILE,
     policyFile: env.POLICY_FILE,
@@ -449,6 +576,7 @@ export function configSecrets(config: Config): string[] {
     config.slack.botToken,
     ...config.dashboard.users.map((u) => u.token),
     config.deployWebhookSecret,
+    config.redisPassword,
     config.redisUrl && new URL(config.redisUrl).password
       ? decodeURIComponent(new URL(config.redisUrl).password)
       : undefined,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { NotFoundError, PullwrightError, RepoSlug } from '@pullwright/core';
 import { HARDENED_GIT_CONFIG } from '@pullwright/security';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Forge, MergeResult, OpenPullRequest, PullRequest, ReviewComment } from './forge.ts';
 
 const run = promisify(execFile);
@@ -27,7 +27,8 @@ async function git(cwd: string, args: string[]): Promise<string> {
 export interface LocalForgeOptions {
   /** `<DATA_DIR>/forge`: repositories at `<root>/<owner>/<name>.git`. */
   root: string;
-  redis: Redis;
+  /** A single node or a Cluster: each MULTI here touches one repository's `{…}` slot. */
+  redis: Redis | Cluster;
   keyPrefix: string;
   /** Base of the links shown for pull requests (the API serves them). */
   webUrl: string;

@@ -84,11 +84,10 @@ describe('FileLocks.acquire', () => {
 
   it('keeps one counter per repo and puts every key under the prefix and the repo hash tag', async () => {
     const l = locks();
-    const redis = t.connect();
     expect(await l.acquire(REPO, ['a.ts'], { opId: 'op1' })).toMatchObject({ token: 1 });
     expect(await l.acquire(REPO, ['b.ts'], { opId: 'op2' })).toMatchObject({ token: 2 });
     expect(await l.acquire('acme/other', ['a.ts'], { opId: 'op3' })).toMatchObject({ token: 1 });
-    const keys = await redis.keys(`${t.prefix}:*`);
+    const keys = await t.keys(`${t.prefix}:*`);
     expect(keys.length).toBeGreaterThanOrEqual(8);
     for (const key of keys) expect(key).toMatch(new RegExp(`^${t.prefix}:\\{acme/(widgets|other)\\}:`));
   });
@@ -265,13 +264,14 @@ describe('FileLocks.waitFor', () => {
     const holder = locks();
     const waiters = [locks({ pollMs: 30_000 }), locks({ pollMs: 30_000 }), locks({ pollMs: 30_000 })];
     await holder.acquire(REPO, ['a.ts'], { opId: 'op0' });
-    const waiting = waiters.map(async (w, i) => {
-      await w.waitFor(REPO, ['a.ts'], { timeoutMs: 5000 });
-      return w.acquire(REPO, ['a.ts'], { opId: `op${i + 1}` });
-    });
+    // All three wake on the one release message (the poll is 30 s away)…
+    const waiting = waiters.map((w) => w.waitFor(REPO, ['a.ts'], { timeoutMs: 5000 }));
     await sleep(50);
     await holder.release(REPO, 'op0');
-    const results = await Promise.all(waiting);
+    await Promise.all(waiting);
+    // …and then race for the lock: exactly one wins. (Acquiring inside each wait would let
+    // the first winner hold the lock before a slower waiter's probe, as on a Cluster.)
+    const results = await Promise.all(waiters.map((w, i) => w.acquire(REPO, ['a.ts'], { opId: `op${i + 1}` })));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BaselineCheck } from '@pullwright/agent';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pullwright/queue';
 
 /** A base commit's check results do not change: a week covers a busy base branch's reuse. */
 const BASELINE_TTL_S = 7 * 24 * 3600;
@@ -12,7 +12,7 @@ const BASELINE_TTL_S = 7 * 24 * 3600;
  */
 export class BaselineChecks {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

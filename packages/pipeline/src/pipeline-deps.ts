@@ -3,6 +3,7 @@ import type { Logger, Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { BranchRegistry, FileLocks, MergeLock } from '@pullwright/locks';
 import type {
+  ArtifactStore,
   CodeQueue,
   ConversationCheckpoints,
   OperationEvents,
@@ -30,7 +31,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** A fresh provider per operation (the replay provider keeps its place in the transcript). */
   createProvider: (op: Operation) => ModelProvider;
-  transcriptsDir: string;
+  /** Transcripts and kept diffs: shared storage any API replica reads (Redis by default). */
+  artifacts: ArtifactStore;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
   /** Model prices: the built-in table with LLM_PRICES on top (an unpriced model cannot be held to a cost cap). */
   prices: PriceTable;

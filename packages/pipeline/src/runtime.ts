@@ -6,22 +6,25 @@ import {
   priceTableWith,
   ReplayProvider,
 } from '@pullwright/agent';
-import { type Config, configSecrets, type Logger, PullwrightError } from '@pullwright/core';
+import { type Config, configSecrets, type Logger, type ProcessRole, PullwrightError } from '@pullwright/core';
 import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import {
   CodeQueue,
   ConversationCheckpoints,
+  connectRedis,
+  createRedisClient,
   OperationEvents,
   OperationInbox,
   OperationStore,
+  RedisArtifactStore,
+  type RedisClient,
   RedisKeys,
 } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner, NoCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
-import { Redis } from 'ioredis';
 import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
 import { Deployer } from './deploy-operation.ts';
@@ -39,7 +42,7 @@ export interface RuntimeLocks {
 
 export interface Runtime extends PipelineDeps {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   localForge: LocalForge | undefined;
   actions: OperationActions;
@@ -69,13 +72,17 @@ export function createModelProviderFactory(config: Config, logger: Logger): () =
 }
 
 /**
- * The sandbox for repository commands (fails closed: see createCommandRunner). The data and
- * workspace directories and a key given as a file path stay hidden even if they sit inside
- * something the sandbox shows.
+/**
+ * The sandbox for repository commands (fails closed: see createCommandRunner). Hidden from
+ * it even where it sits inside something the sandbox shows: the data and workspace
+ * directories (other worktrees), the local forge's repositories (another repository's
+ * history must not be writable by this one's tests) and the secret files (`*_FILE`, a key
+ * given as a path).
  */
 export function createSandbox(config: Config, logger: Logger): Promise<CommandRunner> {
   const key = config.github.privateKey;
-  const hide = [config.dataDir, config.workspaceDir, ...(key && !key.includes('-----BEGIN') ? [key] : [])];
+  const keyFile = key && !key.includes('-----BEGIN') ? [key] : [];
+  const hide = [config.dataDir, config.workspaceDir, config.forgeDir, ...config.secretFiles, ...keyFile];
   return createCommandRunner({
     logger,
     sandbox: config.sandbox.kind,
@@ -99,18 +106,28 @@ function createGitHubForge(config: Config, logger: Logger, redactor: Redactor): 
   });
 }
 
-/** Builds the shared objects of one process (API, worker or both) from the configuration. */
+/** What the API process gets instead of a model and a sandbox: it runs no operation. */
+function notInThisProcess(what: string): never {
+  throw new PullwrightError('unavailable', `the api process runs no ${what}; a worker does`);
+}
+
+/**
+ * Builds the shared objects of one process from the configuration. `role: 'api'` builds no
+ * model provider and no sandbox: the API never runs an operation, so it needs neither a
+ * model key nor bubblewrap. Redis is connected before this returns; an unreachable Redis
+ * is a start-up error naming the variable and the address.
+ */
 export async function createRuntime(
   config: Config,
   logger: Logger,
   redactor = new Redactor({ secrets: configSecrets(config) }),
-  /** False for a process that runs no repository commands (the API alone): it needs no sandbox. */
-  options: { commands?: boolean } = {},
+  options: { role?: ProcessRole } = {},
 ): Promise<Runtime> {
-  if (!config.redisUrl) throw new PullwrightError('config_invalid', 'REDIS_URL is required');
+  const runsOperations = options.role !== 'api';
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
-  const createProvider = createModelProviderFactory(config, logger);
-  const runner = options.commands === false ? new NoCommandRunner() : await createSandbox(config, logger);
+  const createProvider = runsOperations ? createModelProviderFactory(config, logger) : () => notInThisProcess('model');
+  // The API runs no repository code: it starts without a sandbox on hosts that have none.
+  const runner = runsOperations ? await createSandbox(config, logger) : new NoCommandRunner();
   const service = loadServicePolicy(config.policyFile);
   const identities = IdentityDirectory.fromConfig(config.identities);
   const scanner = new SecretScanner({
@@ -119,12 +136,18 @@ export async function createRuntime(
       : DEFAULT_RULES,
   });
   const githubForge = config.forge === 'github' ? createGitHubForge(config, logger, redactor) : undefined;
-  // Commands fail fast when Redis is away (the API answers 503) instead of queueing forever.
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3000, lazyConnect: false });
-  redis.on('error', (err) => logger.warn({ err: redactor.redact(err.message) }, 'redis connection error'));
+  // Errors are logged only once connected: a failure at boot is reported once, by connectRedis.
+  let connected = false;
+  const redis = createRedisClient(config, {
+    onError: (err) => {
+      if (connected) logger.warn({ err: redactor.redact(err.message) }, 'redis connection error');
+    },
+  });
+  await connectRedis(redis, config);
+  connected = true;
   const keys = new RedisKeys(config.redisPrefix);
   const scrub = <T>(v: T) => redactor.redactValue(v);
-  const store = new OperationStore(redis, keys, scrub);
+  const store = new OperationStore(redis, keys, scrub, config.retentionS);
   const events = new OperationEvents(redis, keys, scrub);
   const queue = new CodeQueue(redis, config.redisPrefix);
   // One subscriber connection wakes both lock kinds' waiters.
@@ -137,7 +160,7 @@ export async function createRuntime(
   const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const localForge = githubForge
     ? undefined
-    : new LocalForge({ root: path.join(config.dataDir, 'forge'), redis, keyPrefix: config.redisPrefix, webUrl });
+    : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl });
   const forge: Forge = githubForge ?? localForge!;
   const approvalPolicy = new ApprovalPolicy(
     { store, events, queue, forge, logger, budget: config.budget },
@@ -169,7 +192,7 @@ export async function createRuntime(
     scanner,
     logger,
     createProvider,
-    transcriptsDir: path.join(config.dataDir, 'transcripts'),
+    artifacts: new RedisArtifactStore(redis, keys),
     budget: config.budget,
     prices: priceTableWith(config.llm.prices),
     maxRepairs: config.maxRepairs,

@@ -1,7 +1,7 @@
 import { ValidationError } from '@pullwright/core';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { CODE_OPERATIONS_QUEUE, JOB_CATALOG, type JobName, type JobPayload } from './job-schemas.ts';
+import type { RedisClient } from './redis-client.ts';
 
 /**
  * BullMQ's keys for this deployment. The `{…}` hash tag keeps every queue key in one Redis
@@ -18,7 +18,7 @@ export function bullPrefix(prefix: string): string {
 export class CodeQueue {
   readonly queue: Queue;
 
-  constructor(connection: Redis, prefix: string) {
+  constructor(connection: RedisClient, prefix: string) {
     this.queue = new Queue(CODE_OPERATIONS_QUEUE, { connection, prefix: bullPrefix(prefix) });
   }
 

@@ -1,5 +1,5 @@
 import { type Logger, silentLogger } from '@pullwright/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 /**
@@ -39,7 +39,7 @@ export class ConversationCheckpoints {
   readonly #logger: Logger;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     options: ConversationCheckpointsOptions = {},
   ) {

@@ -1,3 +1,5 @@
+export * from './artifact-store.ts';
+export * from './audit-trail.ts';
 export * from './code-queue.ts';
 export * from './conversation-checkpoints.ts';
 export * from './job-schemas.ts';
@@ -6,5 +8,7 @@ export * from './metrics-store.ts';
 export * from './operation-events.ts';
 export * from './operation-inbox.ts';
 export * from './operation-store.ts';
+export * from './redis-artifact-store.ts';
+export * from './redis-client.ts';
 export * from './redis-keys.ts';
 export * from './redis-server.ts';

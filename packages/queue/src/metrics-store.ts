@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Usage } from '@pullwright/core';
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 const meterScript = readFileSync(new URL('./meter-usage-1.lua', import.meta.url), 'utf8');
@@ -41,7 +42,7 @@ export interface MetricsTotals {
   usage: MeteredUsage;
 }
 
-const scriptsDefined = new WeakSet<Redis>();
+const scriptsDefined = new WeakSet<RedisClient>();
 
 /**
  * Counters the workers write and the API reads at scrape time. Worker processes have no
@@ -54,7 +55,7 @@ export class MetricsStore {
   private readonly usageKey: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {
     this.stepsKey = `${keys.prefix}:metrics:steps`;

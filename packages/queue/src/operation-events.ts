@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 export interface OperationEvent {
@@ -24,7 +24,7 @@ function parseEntries(opId: string, entries: [string, string[]][]): OperationEve
  */
 export class OperationEvents {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     /** Applied to every event before it is stored: events are shown to people. */
     private readonly scrub: <T>(value: T) => T = (v) => v,
@@ -61,7 +61,7 @@ export class OperationEvents {
    * Waits up to `blockMs` for events after `afterId`. Needs a connection of its own:
    * XREAD BLOCK holds the connection until it returns.
    */
-  async waitForNext(blocking: Redis, opId: string, afterId: string, blockMs: number): Promise<OperationEvent[]> {
+  async waitForNext(blocking: RedisClient, opId: string, afterId: string, blockMs: number): Promise<OperationEvent[]> {
     const res = (await blocking.xread('BLOCK', blockMs, 'STREAMS', this.keys.events(opId), afterId)) as
       | [string, [string, string[]][]][]
       | null;

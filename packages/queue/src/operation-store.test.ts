@@ -5,17 +5,10 @@ import { CodeQueue } from './code-queue.ts';
 import { OperationEvents } from './operation-events.ts';
 import { OperationStore } from './operation-store.ts';
 import { RedisKeys } from './redis-keys.ts';
+import { TEST_OPERATION as input } from './test-operation.ts';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.disconnect());
-
-const input = {
-  type: 'debug' as const,
-  repo: 'acme/app',
-  baseBranch: 'main',
-  description: 'TypeError in auth.ts:45',
-  requester: { source: 'api' as const, user: 'dev' },
-};
 
 describe('OperationStore', () => {
   let keys: RedisKeys;

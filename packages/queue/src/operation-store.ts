@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import {
   type Budget,
   emptyUsage,
+  FINAL_STATUSES,
   NotFoundError,
   Operation,
   type OperationContext,
@@ -13,21 +14,26 @@ import {
   type TransitionPatch,
   transition,
 } from '@pullwright/core';
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
-const updateScript = readFileSync(new URL('./update-operation-2.lua', import.meta.url), 'utf8');
+const updateScript = readFileSync(new URL('./update-operation-4.lua', import.meta.url), 'utf8');
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     pwUpdateOperation(
       opKey: string,
       eventsKey: string,
+      artifactsKey: string,
+      inboxKey: string,
       expectedVersion: string,
       json: string,
       type: string,
       data: string,
       ts: string,
+      final: '0' | '1',
+      retentionS: string,
     ): Result<string | number, Context>;
   }
 }
@@ -47,10 +53,12 @@ export function newOperationId(now = Date.now()): string {
   return `${now.toString(36)}${randomBytes(4).toString('hex')}`;
 }
 
-const scriptsDefined = new WeakSet<Redis>();
+const scriptsDefined = new WeakSet<RedisClient>();
 /** Writers on one operation are few (its worker, an API call, usage updates); 50 rounds with jitter is ample. */
 const MAX_CONFLICT_RETRIES = 50;
 const IDEMPOTENCY_TTL_S = 24 * 3600;
+/** RETENTION_DAYS' default: a month of history for reviews and incident follow-ups. */
+export const DEFAULT_RETENTION_S = 30 * 24 * 3600;
 
 /**
  * Operations in Redis, one JSON value each. Every write names the version it read and
@@ -59,12 +67,14 @@ const IDEMPOTENCY_TTL_S = 24 * 3600;
  */
 export class OperationStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly scrub: <T>(value: T) => T = (v) => v,
+    /** How long an ended operation's keys live (RETENTION_DAYS). */
+    private readonly retentionS = DEFAULT_RETENTION_S,
   ) {
     if (!scriptsDefined.has(redis)) {
-      redis.defineCommand('pwUpdateOperation', { numberOfKeys: 2, lua: updateScript });
+      redis.defineCommand('pwUpdateOperation', { numberOfKeys: 4, lua: updateScript });
       scriptsDefined.add(redis);
     }
   }
@@ -84,10 +94,13 @@ export class OperationStore {
       createdAt: ts,
       updatedAt: ts,
     });
+    // The index is a global key in a slot of its own, so it cannot join the record's MULTI on
+    // a Cluster. It is written first: an id without a record is skipped (and dropped) by
+    // `list`, while a record missing from the index would be invisible.
+    await this.redis.zadd(this.keys.operationIndex(), now.getTime(), op.id);
     const created = await this.redis
       .multi()
       .set(this.keys.operation(op.id), JSON.stringify(op), 'NX')
-      .zadd(this.keys.operationIndex(), now.getTime(), op.id)
       .xadd(
         this.keys.events(op.id),
         '*',
@@ -98,22 +111,8 @@ export class OperationStore {
         'data',
         JSON.stringify(this.scrub({ status: 'queued', type: op.type, repo: op.repo, requester: op.requester })),
       )
-      .xadd(
-        this.keys.feed(),
-        'MAXLEN',
-        '~',
-        '10000',
-        '*',
-        'opId',
-        op.id,
-        'ts',
-        ts,
-        'type',
-        'created',
-        'status',
-        'queued',
-      )
       .exec();
+    if (created?.[0]?.[1] === 'OK') await this.#appendFeed(op.id, ts, 'created', 'queued');
     if (created?.[0]?.[1] !== 'OK') throw new PullwrightError('conflict', `operation ${op.id} already exists`);
     return op;
   }
@@ -155,6 +154,18 @@ export class OperationStore {
     return op;
   }
 
+  /**
+   * The stored JSON of each id, in order (undefined where it expired). One GET per id: the
+   * records sit in different Cluster slots, where MGET fails; auto-pipelining batches them.
+   * Ids whose record has expired (RETENTION_DAYS) are dropped from the index on the way.
+   */
+  async rawRecords(ids: string[]): Promise<(string | undefined)[]> {
+    const raws = await Promise.all(ids.map((id) => this.redis.get(this.keys.operation(id))));
+    const expired = ids.filter((_, i) => raws[i] === null);
+    if (expired.length > 0) await this.redis.zrem(this.keys.operationIndex(), ...expired);
+    return raws.map((r) => r ?? undefined);
+  }
+
   /** Newest first. The index is scanned in pages, so a status filter still returns `limit` items. */
   async list(filter: { status?: OperationStatus; repo?: string; limit?: number } = {}): Promise<Operation[]> {
     const limit = filter.limit ?? 50;
@@ -163,7 +174,9 @@ export class OperationStore {
     for (let offset = 0; out.length < limit; offset += page) {
       const ids = await this.redis.zrevrange(this.keys.operationIndex(), offset, offset + page - 1);
       if (ids.length === 0) break;
-      const raws = await this.redis.mget(ids.map((id) => this.keys.operation(id)));
+      const raws = await this.rawRecords(ids);
+      // Dropped ids shift the index under the cursor; the next page starts that much earlier.
+      offset -= raws.filter((r) => r === undefined).length;
       for (const raw of raws) {
         if (!raw) continue;
         const op = Operation.parse(JSON.parse(raw));
@@ -191,31 +204,19 @@ export class OperationStore {
       const result = await this.redis.pwUpdateOperation(
         this.keys.operation(id),
         this.keys.events(id),
+        this.keys.artifacts(id),
+        this.keys.inbox(id),
         String(current.version),
         JSON.stringify(next),
         event.type,
         JSON.stringify(this.scrub(event.data ?? {})),
         next.updatedAt,
+        FINAL_STATUSES.has(next.status) ? '1' : '0',
+        String(this.retentionS),
       );
       if (result === -1) throw new NotFoundError('operation', id);
       if (result !== 0) {
-        // The feed is a capped view for live lists, in another Cluster slot: written after the
-        // audit trail, never inside its script.
-        await this.redis.xadd(
-          this.keys.feed(),
-          'MAXLEN',
-          '~',
-          '10000',
-          '*',
-          'opId',
-          id,
-          'ts',
-          next.updatedAt,
-          'type',
-          event.type,
-          'status',
-          next.status,
-        );
+        await this.#appendFeed(id, next.updatedAt, event.type, next.status);
         return next;
       }
       // Jittered backoff so colliding writers spread out instead of colliding again.
@@ -224,6 +225,28 @@ export class OperationStore {
     throw new PullwrightError(
       'conflict',
       `operation ${id} kept changing; gave up after ${MAX_CONFLICT_RETRIES} attempts`,
+    );
+  }
+
+  /**
+   * The feed is a capped view for live lists, in another Cluster slot: written after the
+   * audit trail, never inside its script.
+   */
+  async #appendFeed(id: string, ts: string, type: string, status: OperationStatus): Promise<void> {
+    await this.redis.xadd(
+      this.keys.feed(),
+      'MAXLEN',
+      '~',
+      '10000',
+      '*',
+      'opId',
+      id,
+      'ts',
+      ts,
+      'type',
+      type,
+      'status',
+      status,
     );
   }
 

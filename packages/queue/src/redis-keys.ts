@@ -1,7 +1,8 @@
 /**
  * Every Redis key the queue package writes. Operation keys carry the id in a `{}` hash tag
- * so an operation's record and its event stream share one Cluster slot (the update script
- * touches both).
+ * so an operation's record, its event stream, inbox and artifacts share one Cluster slot
+ * (the update script touches all four). The listing index and the feed are global keys in
+ * slots of their own: they are written beside, never inside, an operation's script.
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -25,6 +26,11 @@ export class RedisKeys {
    */
   conversation(id: string, scope: string): string {
     return `${this.prefix}:op:{${id}}:conversation:${scope}`;
+  }
+
+  /** Hash of the operation's artifacts (transcript, kept diff), chunked and compressed. */
+  artifacts(id: string): string {
+    return `${this.prefix}:op:{${id}}:artifacts`;
   }
 
   /** Sorted set of operation ids by creation time: the listing index. */

@@ -10,6 +10,12 @@ export interface RedisServerOptions {
   binary?: string;
   /** Listen on this port (a restart on the same address, as in the outage tests); default: a free one. */
   port?: number;
+  /** requirepass: the URL then carries it (tests of a password-protected Redis, as compose runs one). */
+  password?: string;
+  /** More redis-server arguments (the Cluster suite's `--cluster-enabled yes …`). */
+  args?: string[];
+  /** A redis.conf to start from (the compose file's); the arguments above override it. */
+  configFile?: string;
 }
 
 export interface RedisServerHandle {
@@ -68,7 +74,19 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   }
   for (let attempt = 0; ; attempt++) {
     const port = options.port ?? (await freePort());
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
+    const args = [
+      ...(options.configFile ? [options.configFile] : []),
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--maxmemory-policy',
+      'noeviction',
+      '--save',
+      '',
+    ];
+    if (options.password) args.push('--requirepass', options.password);
+    args.push(...(options.args ?? []));
     if (options.dataDir) {
       mkdirSync(options.dataDir, { recursive: true });
       args.push('--dir', options.dataDir, '--appendonly', 'yes');
@@ -76,7 +94,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       args.push('--appendonly', 'no');
     }
     const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    const url = `redis://127.0.0.1:${port}`;
+    const auth = options.password ? `:${encodeURIComponent(options.password)}@` : '';
+    const url = `redis://${auth}127.0.0.1:${port}`;
     try {
       await waitForPing(url, child, Date.now() + 10_000);
     } catch (err) {

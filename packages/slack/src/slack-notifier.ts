@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
-import type { OperationEvent, RedisKeys } from '@pullwright/queue';
-import type { Redis, Result } from 'ioredis';
+import { duplicateRedis, type OperationEvent, type RedisClient, type RedisKeys } from '@pullwright/queue';
+import type { Result } from 'ioredis';
 import { SlackApiError } from './slack-client.ts';
 import type { SlackDeps } from './slack-deps.ts';
 import type { SlackKeys } from './slack-keys.ts';
@@ -31,7 +31,7 @@ const CHANNEL_UNREACHABLE = new Set(['not_in_channel', 'channel_not_found', 'is_
 /** Events that are Slack's own bookkeeping, not progress. */
 const OWN_EVENTS = new Set(['slack_session', 'slack_thread']);
 const PAGE = 500;
-const scriptsDefined = new WeakSet<Redis>();
+const scriptsDefined = new WeakSet<RedisClient>();
 
 interface Pending {
   again: boolean;
@@ -47,8 +47,8 @@ interface Pending {
  */
 export class SlackNotifier {
   readonly #deps: SlackDeps;
-  readonly #redis: Redis;
-  readonly #blocking: Redis;
+  readonly #redis: RedisClient;
+  readonly #blocking: RedisClient;
   readonly #feedKey: string;
   readonly #leaseKey: string;
   readonly #token = randomBytes(8).toString('hex');
@@ -63,13 +63,13 @@ export class SlackNotifier {
   #loop: Promise<void> | undefined;
 
   constructor(
-    deps: SlackDeps & { redis: Redis; queueKeys: RedisKeys; slackKeys: SlackKeys },
+    deps: SlackDeps & { redis: RedisClient; queueKeys: RedisKeys; slackKeys: SlackKeys },
     options: SlackNotifierOptions = {},
   ) {
     this.#deps = deps;
     this.#redis = deps.redis;
     // XREAD BLOCK holds its connection until it returns; unlimited retries so it survives a Redis restart.
-    this.#blocking = deps.redis.duplicate({ maxRetriesPerRequest: null });
+    this.#blocking = duplicateRedis(deps.redis, { maxRetriesPerRequest: null });
     this.#blocking.on('error', () => undefined);
     this.#feedKey = deps.queueKeys.feed();
     this.#leaseKey = deps.slackKeys.notifierLease();

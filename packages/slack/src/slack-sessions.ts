@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pullwright/queue';
 import type { SlackKeys } from './slack-keys.ts';
 
 /**
@@ -44,7 +44,7 @@ const EVENT_DEDUPE_TTL_S = 3600;
 /** The Slack side of operations, in Redis: who asked where, which message, how far it was shown. */
 export class SlackSessions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: SlackKeys,
   ) {}
 
@@ -58,7 +58,10 @@ export class SlackSessions {
     };
     if (s.responseUrl) fields.responseUrl = s.responseUrl;
     if (s.budgetUsd !== undefined) fields.budgetUsd = String(s.budgetUsd);
-    await this.redis.multi().hset(this.keys.session(s.opId), fields).sadd(this.keys.active(), s.opId).exec();
+    // Two slots on a Cluster (the session is in the operation's, the set is global), so two
+    // writes: the session first, so the notifier never follows an id without one.
+    await this.redis.hset(this.keys.session(s.opId), fields);
+    await this.redis.sadd(this.keys.active(), s.opId);
   }
 
   async get(opId: string): Promise<SlackSession | undefined> {
@@ -88,11 +91,9 @@ export class SlackSessions {
 
   /** Records the channel message and indexes it, so replies and reactions find the operation. */
   async bindThread(opId: string, channel: string, ts: string): Promise<void> {
-    await this.redis
-      .multi()
-      .hset(this.keys.session(opId), { rootTs: ts })
-      .set(this.keys.thread(channel, ts), opId)
-      .exec();
+    // Separate slots on a Cluster; the thread index is what replies look up, so it goes last.
+    await this.redis.hset(this.keys.session(opId), { rootTs: ts });
+    await this.redis.set(this.keys.thread(channel, ts), opId);
   }
 
   findByThread(channel: string, ts: string): Promise<string | null> {
@@ -109,13 +110,14 @@ export class SlackSessions {
 
   /** The operation is over and fully shown: stop following it, forget the response URL, keep the rest a while. */
   async finish(opId: string, channel: string, rootTs: string | undefined): Promise<void> {
-    const m = this.redis
+    // One MULTI per Cluster slot: the global set, the operation's session, the thread index.
+    await this.redis.srem(this.keys.active(), opId);
+    await this.redis
       .multi()
-      .srem(this.keys.active(), opId)
       .hdel(this.keys.session(opId), 'responseUrl')
-      .expire(this.keys.session(opId), FINISHED_TTL_S);
-    if (rootTs) m.expire(this.keys.thread(channel, rootTs), FINISHED_TTL_S);
-    await m.exec();
+      .expire(this.keys.session(opId), FINISHED_TTL_S)
+      .exec();
+    if (rootTs) await this.redis.expire(this.keys.thread(channel, rootTs), FINISHED_TTL_S);
   }
 
   /** True the first time an Events API delivery is seen (retries carry the same event id). */

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { ALL_TOOLS, coderPrompt, runAgentLoop, TranscriptWriter } from '@pullwright/agent';
 import { type Operation, PullwrightError, transition } from '@pullwright/core';
 import {
@@ -26,7 +25,7 @@ import {
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
-import { readInbox, stopReason } from '../steps/solve-step.ts';
+import { operationTranscript, readInbox, stopReason } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
 import { quote, trackingBody } from '../tracking-comment.ts';
@@ -154,10 +153,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       tools: ALL_TOOLS,
       context: gate.toolContext(),
       budget,
-      transcript: new TranscriptWriter(
-        path.join(deps.transcriptsDir, `${ctx.opId}-${job.requestId}.jsonl`),
-        deps.redactor,
-      ),
+      transcript: operationTranscript(deps, ctx.opId),
       shouldStop: () => stopReason(ctx),
       readInbox: () => readInbox(ctx),
       onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),

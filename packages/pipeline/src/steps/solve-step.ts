@@ -1,7 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
+import { artifactAppender, KEPT_DIFF_ARTIFACT, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { usageRecorder } from '../operation-accounting.ts';
@@ -56,8 +55,6 @@ export const solveStep: Step<WorkContext> = {
     const { store, events, redactor } = deps;
     const opId = ctx.opId;
     const { ws, gate, budget, baseSha } = workOf(ctx);
-    const transcriptPath = path.join(deps.transcriptsDir, `${opId}.jsonl`);
-    ctx.op = await store.patch(opId, { transcriptPath }, { type: 'checkpoint', data: { step: 'transcript' } });
     const result = await solveRequest({
       type: ctx.op.type,
       task: taskText(ctx.op),
@@ -71,7 +68,7 @@ export const solveStep: Step<WorkContext> = {
       diff: () => deps.workspace.diff(ws.dir, baseSha),
       changedFiles: () => deps.workspace.changedFiles(ws.dir, baseSha),
       readFile: (rel) => gate.readFile(rel),
-      transcript: new TranscriptWriter(transcriptPath, redactor),
+      transcript: operationTranscript(deps, opId),
       shouldStop: () => stopReason(ctx),
       readInbox: () => readInbox(ctx),
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
@@ -154,14 +151,20 @@ async function stopForOutcome(ctx: WorkContext, result: SolveResult): Promise<St
   return new StopOperation('failed', `${label[result.outcome] ?? result.outcome}: ${reason}${kept}${failing}`);
 }
 
-/** Saves the unpushed diff beside the transcripts, so work cut short by a budget is not lost. */
+/**
+ * The operation's transcript in shared storage (any API replica serves it); a revision's
+ * conversation is appended to the same one, so the record reads in order.
+ */
+export function operationTranscript(deps: WorkContext['deps'], opId: string): TranscriptWriter {
+  return new TranscriptWriter(artifactAppender(deps.artifacts, opId, TRANSCRIPT_ARTIFACT), deps.redactor);
+}
+
+/** Saves the unpushed diff as an artifact of the operation, so work cut short by a budget is not lost. */
 async function keepWork(ctx: WorkContext): Promise<string | undefined> {
   const { deps } = ctx;
   const { ws, baseSha } = workOf(ctx);
   const diff = await deps.workspace.diff(ws.dir, baseSha);
   if (!diff.trim()) return undefined;
-  const file = path.join(deps.transcriptsDir, `${ctx.opId}.diff`);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, deps.redactor.redact(diff));
-  return file;
+  await deps.artifacts.put(ctx.opId, KEPT_DIFF_ARTIFACT, deps.redactor.redact(diff));
+  return `the operation's ${KEPT_DIFF_ARTIFACT} artifact`;
 }

@@ -1,0 +1,225 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { FINAL_STATUSES, type Operation } from '@pullwright/core';
+import { LocalForge } from '@pullwright/forge';
+import { bullPrefix, CODE_OPERATIONS_QUEUE, type RedisServerHandle, startRedisServer } from '@pullwright/queue';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliProcess, spawnCli } from './support/cli-process.ts';
+import {
+  type ComposeService,
+  localPath,
+  readCompose,
+  serviceCommand,
+  serviceEnv,
+  type Translation,
+} from './support/compose-environment.ts';
+import { createSampleRepo } from './support/sample-repo.ts';
+
+/**
+ * The split topology, as docker-compose.yml defines it, without Docker: the `secrets`
+ * one-shot, Redis with the compose redis.conf and password, one API and two workers as
+ * separate processes, each with its compose environment and its own data and workspace
+ * directories, sharing only Redis, the forge volume and the secrets volume.
+ * The only additions to the compose environment: free ports instead of 3000/3001 (tests run
+ * side by side), and short job locks so a killed worker's job is resumed in ~2 s, not ~90 s.
+ */
+const TEST_ONLY = { JOB_LOCK_MS: '1500', JOB_STALLED_INTERVAL_MS: '500' };
+/** The .env of a clean machine: nothing, so the workers replay the demo transcript. */
+const DOT_ENV: Record<string, string> = {};
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe('compose topology: one API and two workers as separate processes', () => {
+  const compose = readCompose();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'pw-compose-'));
+  const volumes = Object.fromEntries(Object.keys(compose.volumes).map((v) => [v, path.join(tmp, 'volumes', v)]));
+  const translation = (instance: string, redisAddress: string): Translation => ({
+    hosts: { redis: redisAddress },
+    volumes,
+    instanceRoot: path.join(tmp, instance),
+  });
+  let redisServer: RedisServerHandle;
+  let redis: Redis;
+  let api: CliProcess;
+  let apiUrl: string;
+  let token: string;
+  const workers: CliProcess[] = [];
+  const workerUrls: string[] = [];
+  let forge: LocalForge;
+
+  const request = (method: string, url: string, body?: unknown) =>
+    fetch(`${apiUrl}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  const operation = async (id: string) => (await (await request('GET', `/v1/operations/${id}`)).json()) as Operation;
+  const waitUntil = async (id: string, done: (op: Operation) => boolean, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const op = await operation(id);
+      if (done(op) || Date.now() > deadline) return op;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  beforeAll(async () => {
+    // 1. secrets: the one-shot service's command, as compose runs it.
+    const secrets = compose.services.secrets!;
+    const command = serviceCommand(secrets, translation('secrets-1', ''));
+    expect(command.slice(0, 2)).toEqual(['node', 'apps/cli/bin/pullwright.js']);
+    const made = spawnSync(process.execPath, command.slice(1), {
+      cwd: path.resolve(import.meta.dirname, '..'),
+      encoding: 'utf8',
+    });
+    expect(made.status, made.stderr).toBe(0);
+
+    // 2. redis: the compose redis.conf plus the included password file.
+    const redisService = compose.services.redis!;
+    const [, conf, includeFlag, include] = redisService.command!;
+    expect(includeFlag).toBe('--include');
+    const redisT = translation('redis-1', '');
+    const password = readFileSync(path.join(volumes.secrets!, 'redis-password'), 'utf8').trim();
+    redisServer = await startRedisServer({
+      configFile: localPath(conf!, redisService, redisT),
+      args: ['--include', localPath(include!, redisService, redisT)],
+      password,
+    });
+    redis = new Redis(redisServer.url);
+    expect(await redis.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
+    // Without the password, Redis refuses: untrusted code that reaches it cannot read approvals.
+    const anonymous = new Redis(`redis://127.0.0.1:${redisServer.port}`, {
+      lazyConnect: true,
+      enableReadyCheck: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    anonymous.on('error', () => undefined);
+    await anonymous.connect();
+    await expect(anonymous.get('anything')).rejects.toThrow(/NOAUTH/);
+    anonymous.disconnect();
+
+    // 3. the API and two worker replicas, each with its compose environment.
+    const redisAddress = `127.0.0.1:${redisServer.port}`;
+    const apiService = compose.services.api!;
+    const apiEnv = serviceEnv(apiService, DOT_ENV, translation('api-1', redisAddress));
+    apiEnv.PORT = String(await freePort());
+    apiUrl = `http://127.0.0.1:${apiEnv.PORT}`;
+    token = readFileSync(apiEnv.API_TOKEN_FILE!, 'utf8').trim();
+    api = spawnCli(['api'], apiEnv, '"api listening"');
+
+    const workerService = compose.services.worker!;
+    const replicas = workerService.deploy?.replicas ?? 1;
+    expect(replicas).toBe(2);
+    for (let i = 1; i <= replicas; i++) {
+      const env = serviceEnv(workerService, DOT_ENV, translation(`worker-${i}`, redisAddress));
+      env.WORKER_PORT = String(await freePort());
+      workerUrls.push(`http://127.0.0.1:${env.WORKER_PORT}`);
+      workers.push(spawnCli(['worker'], { ...env, ...TEST_ONLY }, '"worker started"'));
+    }
+    await Promise.all([api.ready, ...workers.map((w) => w.ready)]);
+    forge = new LocalForge({ root: apiEnv.FORGE_DIR!, redis, keyPrefix: 'pw', webUrl: apiUrl });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const p of [api, ...workers])
+      if (p && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all([api, ...workers].filter(Boolean).map((p) => p.exited));
+    redis?.disconnect();
+    await redisServer?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('gives each process what it needs and nothing more', () => {
+    const env = (name: string) => compose.services[name]!.environment ?? {};
+    const secretNames = (s: ComposeService) =>
+      Object.keys(s.environment ?? {}).filter((k) => /SLACK|WEBHOOK|API_TOKEN/.test(k));
+    expect(secretNames(compose.services.worker!)).toEqual([]);
+    expect(Object.keys(env('api')).filter((k) => /LLM|ANTHROPIC|OPENAI|REPLAY/.test(k))).toEqual([]);
+    for (const name of ['api', 'worker']) {
+      expect(env(name)).toMatchObject({
+        VERIFICATION_KEY_FILE: '/run/pullwright/verification-key',
+        FORGE_DIR: '/srv/forge',
+      });
+      expect(compose.services[name]!.volumes).toEqual(
+        expect.arrayContaining(['forge:/srv/forge', 'secrets:/run/pullwright:ro']),
+      );
+    }
+  });
+
+  it('serves health on the API and on every worker', async () => {
+    for (const url of [apiUrl, ...workerUrls]) {
+      expect((await fetch(`${url}/healthz`)).status, url).toBe(200);
+      expect((await fetch(`${url}/readyz`)).status, url).toBe(200);
+    }
+    const metrics = await (await fetch(`${workerUrls[0]}/metrics`)).text();
+    expect(metrics).toMatch(/^pullwright_worker_jobs_running \d+$/m);
+  });
+
+  it('runs an operation on a worker; the API serves its transcript and verifies its signed receipt', async () => {
+    const repo = await createSampleRepo(forge, 'compose/slugify');
+    const res = await request('POST', '/v1/operations', { type: 'debug', repo, description: 'slugify keeps spaces' });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    const op = await waitUntil(id, (o) => o.status === 'awaiting_approval' || FINAL_STATUSES.has(o.status));
+    expect(op.status, op.error).toBe('awaiting_approval');
+
+    const transcript = await request('GET', `/v1/operations/${id}/transcript`);
+    expect(transcript.status).toBe(200);
+    const entries = (await transcript.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string });
+    expect(entries[0]!.kind).toBe('task');
+    expect(entries.some((e) => e.kind === 'tool')).toBe(true);
+
+    const verification = await request('GET', `/v1/operations/${id}/verification`);
+    expect(await verification.json()).toMatchObject({
+      valid: true,
+      block: { operation: id, headSha: op.pullRequest!.headSha },
+    });
+  });
+
+  it('finishes a SIGKILLed worker’s job on the other worker, with one pull request', async () => {
+    const repo = await createSampleRepo(forge, 'compose/killed');
+    const queue = new Queue(CODE_OPERATIONS_QUEUE, { connection: redis, prefix: bullPrefix('pw') });
+    try {
+      const res = await request('POST', '/v1/operations', { type: 'debug', repo, description: 'slugify keeps spaces' });
+      const { id } = (await res.json()) as { id: string };
+      // The worker that took the job, by the name BullMQ records (`host:pid`).
+      let holder: CliProcess | undefined;
+      for (const deadline = Date.now() + 30_000; !holder && Date.now() < deadline; ) {
+        const by = (await queue.getJob(id))?.processedBy;
+        holder = workers.find((w) => by?.endsWith(`:${w.child.pid}`));
+        if (!holder) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(holder, 'no worker took the job').toBeDefined();
+      holder!.child.kill('SIGKILL');
+      await holder!.exited;
+      const survivor = workers.find((w) => w !== holder)!;
+
+      const op = await waitUntil(id, (o) => o.status === 'awaiting_approval' || FINAL_STATUSES.has(o.status));
+      expect(op.status, op.error).toBe('awaiting_approval');
+      const job = await queue.getJob(id);
+      expect(job?.processedBy).toMatch(new RegExp(`:${survivor.child.pid}$`));
+      expect(job?.stalledCounter).toBeGreaterThanOrEqual(1);
+      const prs = await redis.keys(`pw:forge:{${repo}}:pr:*`);
+      expect(prs.filter((k) => /:pr:\d+$/.test(k))).toHaveLength(1);
+      const transcript = await request('GET', `/v1/operations/${id}/transcript`);
+      expect(transcript.status).toBe(200);
+    } finally {
+      await queue.close();
+    }
+  });
+});
