@@ -128,6 +128,7 @@ describe('pullwright CLI', () => {
         env: {
           PATH: bin,
           SANDBOX: 'bubblewrap',
+          VERIFICATION_KEY: 'k'.repeat(32),
           REDIS_URL: 'redis://127.0.0.1:1',
           DATA_DIR: data,
           LLM_PROVIDER: 'replay',
