@@ -63,6 +63,11 @@ export interface ModelResponse {
 export interface ModelProvider {
   readonly name: string;
   complete(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * A resumed solve skips the calls its journal recorded: a provider whose answers are
+   * positional (a recording) moves past them, so the next call gets the next recorded turn.
+   */
+  resumeAfter?(modelCalls: number): void;
 }
 
 export function zeroUsage(): ModelUsage {

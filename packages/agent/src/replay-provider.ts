@@ -34,6 +34,10 @@ export class ReplayProvider implements ModelProvider {
 
   constructor(private readonly transcript: ReplayTranscript) {}
 
+  resumeAfter(modelCalls: number): void {
+    this.#next = modelCalls;
+  }
+
   async complete(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
     const turn = this.transcript.turns[this.#next];

@@ -103,6 +103,11 @@ export class SolveJournal {
     return this.#cursor < this.state.steps.length;
   }
 
+  /** Model calls the recorded conversations made: a resumed solve does not make them again. */
+  get recordedModelCalls(): number {
+    return this.state.steps.reduce((n, step) => n + (step.kind === 'conversation' ? step.turns : 0), 0);
+  }
+
   get plan(): Plan | undefined {
     return this.state.plan;
   }

@@ -138,6 +138,7 @@ const MAX_FILE_IN_PROMPT = 40_000;
 export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   const maxRepairs = input.maxRepairs ?? 3;
   const journal = await SolveJournal.open(input.checkpoint);
+  if (journal.recordedModelCalls > 0) input.provider.resumeAfter?.(journal.recordedModelCalls);
   // Phases an earlier attempt reached were reported then; a resumed solve reports only new ones.
   const onPhase: NonNullable<SolveInput['onPhase']> = async (phase, data) => {
     if (!journal.replaying) await input.onPhase?.(phase, data);

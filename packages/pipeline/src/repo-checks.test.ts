@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CommandResult, CommandRunner, CommandSpec } from '@pullwright/sandbox';
 import { describe, expect, it } from 'vitest';
-import { detectRepoCommands } from './repo-checks.ts';
+import { CheckResultCache, detectRepoCommands, RepoChecks } from './repo-checks.ts';
 
 const CEILING = 600_000;
 const repoOf = (files: Record<string, string>) => (file: string) => Promise.resolve(files[file]);
@@ -66,5 +71,55 @@ describe('detectRepoCommands', () => {
     await expect(
       detectRepoCommands(repoOf({ '.pullwright.yml': 'checks: { test: { command: "x", timeout_ms: 5 } }' }), CEILING),
     ).rejects.toThrow(/\.pullwright\.yml\.checks\.test\.timeout_ms: Too small/);
+  });
+});
+
+describe('CheckResultCache', () => {
+  /** Counts real runs; every run passes. */
+  class CountingRunner implements CommandRunner {
+    readonly name = 'counting';
+    readonly sandboxed = true;
+    readonly runs: string[] = [];
+    async run(req: CommandSpec): Promise<CommandResult> {
+      this.runs.push(req.command);
+      return { exitCode: 0, output: 'ok', durationMs: 1 } as CommandResult;
+    }
+  }
+
+  it('serves a check again only for the same tree, command and timeout', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-checkcache-'));
+    try {
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
+      git('init', '-q');
+      writeFileSync(path.join(dir, 'a.js'), 'one\n');
+      writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n');
+      git('add', '.');
+      git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'base');
+      const runner = new CountingRunner();
+      const cache = new CheckResultCache();
+      const checks = (command: string, timeoutMs = 60_000) =>
+        new RepoChecks(dir, { test: { command, timeoutMs } }, runner, undefined, cache);
+
+      expect((await checks('npm test').run('test')).reused).toBeUndefined();
+      expect((await checks('npm test').run('test')).reused).toBe(true);
+      expect(runner.runs).toHaveLength(1);
+
+      writeFileSync(path.join(dir, 'a.js'), 'two\n'); // a tracked file changed
+      await checks('npm test').run('test');
+      writeFileSync(path.join(dir, 'b.js'), 'new\n'); // an untracked file appeared
+      await checks('npm test').run('test');
+      await checks('npm run test:all').run('test'); // another command
+      await checks('npm test', 5_000).run('test'); // another timeout
+      expect(runner.runs).toHaveLength(5);
+
+      mkdirSync(path.join(dir, 'node_modules')); // ignored files are not the tree
+      writeFileSync(path.join(dir, 'node_modules', 'x.js'), 'ignored\n');
+      expect((await checks('npm test').run('test')).reused).toBe(true);
+      expect(runner.runs).toHaveLength(5);
+      // The worktree's own index was not touched: b.js is still untracked.
+      expect(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' })).toContain('?? b.js');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent';
 import { ValidationError } from '@pullwright/core';
 import { type CommandKind, CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
+import { worktreeTreeHash } from '@pullwright/workspace';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
@@ -154,6 +155,29 @@ export function commandLines(commands: RepoCommands): Record<string, string> {
   return Object.fromEntries(Object.entries(commands.checks).map(([n, c]) => [n, `${c.command}\u0000${c.timeoutMs}`]));
 }
 
+/**
+ * Check results of one job, by the tree they ran on: the model's own `run_check` and the
+ * verification that follows it on the same tree run the suite once. Keyed by the worktree's
+ * tree hash (tracked and untracked files), the check's name, command and timeout — a result
+ * is never served for another tree, command or timeout. Timed-out runs are not kept: load,
+ * not the tree, may have decided them.
+ */
+export class CheckResultCache {
+  readonly #runs = new Map<string, CheckRun>();
+
+  static key(tree: string, name: string, spec: RepoCommand): string {
+    return JSON.stringify([tree, name, spec.command, spec.timeoutMs]);
+  }
+
+  get(key: string): CheckRun | undefined {
+    return this.#runs.get(key);
+  }
+
+  set(key: string, run: CheckRun): void {
+    if (!run.timedOut) this.#runs.set(key, run);
+  }
+}
+
 /** Runs a repository's checks through the sandbox runner; what the `run_check` tool and verify use. */
 export class RepoChecks implements CheckRunner {
   constructor(
@@ -161,6 +185,7 @@ export class RepoChecks implements CheckRunner {
     private readonly commands: Record<string, RepoCommand>,
     private readonly runner: CommandRunner,
     private readonly onRun?: (run: CheckRun) => Promise<void>,
+    private readonly cache?: CheckResultCache,
   ) {}
 
   names(): string[] {
@@ -170,6 +195,13 @@ export class RepoChecks implements CheckRunner {
   async run(name: string, signal?: AbortSignal): Promise<CheckRun> {
     const spec = this.commands[name];
     if (!spec) throw new ValidationError(`no check named ${name}`, [{ field: 'name', reason: 'unknown check' }]);
+    const key = this.cache ? CheckResultCache.key(await worktreeTreeHash(this.root), name, spec) : undefined;
+    const hit = key ? this.cache?.get(key) : undefined;
+    if (hit) {
+      const reused = { ...hit, reused: true };
+      await this.onRun?.(reused);
+      return reused;
+    }
     const result = await this.runner.run({
       command: spec.command,
       cwd: this.root,
@@ -189,6 +221,7 @@ export class RepoChecks implements CheckRunner {
       timedOut: result.killedBy === 'timeout',
       failingTests: result.exitCode === 0 ? [] : failingTests(output),
     };
+    if (key) this.cache?.set(key, run);
     await this.onRun?.(run);
     return run;
   }

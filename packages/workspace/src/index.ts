@@ -1,3 +1,4 @@
 export * from './git-client.ts';
 export * from './push-content.ts';
+export * from './tree-hash.ts';
 export * from './workspace-manager.ts';

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { HARDENED_GIT_CONFIG } from '@pullwright/security';
+import { GitCommandError, runGit as git } from './run-git.ts';
 
 /** One file a push would add: a blob in some new commit's tree that the remote does not have at that path. */
 export interface PushedFile {
@@ -16,33 +15,6 @@ export interface PushContent {
   commits: Array<{ sha: string; message: string }>;
   /** Every (path, blob) of every new commit's tree that none of the excluded trees has. */
   files: PushedFile[];
-}
-
-export class GitCommandError extends Error {}
-
-function git(dir: string, args: string[], input?: string): Promise<Buffer> {
-  const config = HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]);
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...config, '-C', dir, ...args], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GIT_TERMINAL_PROMPT: '0' },
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
-    child.stderr?.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
-      else
-        reject(new GitCommandError(`git ${args[0]} failed (${code}): ${Buffer.concat(err).toString('utf8').trim()}`));
-    });
-    if (input !== undefined) {
-      // A git that exits early (bad object name) closes its input: that error is reported by 'close'.
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(input);
-    }
-  });
 }
 
 /** `git cat-file --batch` output: `<oid> <type> <size>\n<content>\n` per object, in request order. */

@@ -15,6 +15,8 @@ export interface CheckRun {
   timedOut: boolean;
   /** Failing test names when the runner's output tells them (see check-failures.ts). */
   failingTests: string[];
+  /** Served from an earlier run on the same tree (see CheckResultCache), not run again. */
+  reused?: boolean;
 }
 
 export interface CheckRunner {

@@ -11,6 +11,7 @@ export function checkEvent(events: OperationEvents, opId: string, extra: Record<
         exitCode: run.exitCode,
         durationMs: run.durationMs,
         failingTests: run.failingTests,
+        ...(run.reused ? { reused: true } : {}),
         ...extra,
       })
       .then(() => undefined);

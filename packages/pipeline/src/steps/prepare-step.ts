@@ -4,7 +4,7 @@ import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { WorkspaceGate } from '../gates/workspace-gate.ts';
 import { operationBudget } from '../operation-accounting.ts';
-import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
+import { CheckResultCache, detectRepoCommands, RepoChecks } from '../repo-checks.ts';
 import { checkEvent } from './check-events.ts';
 import type { WorkContext } from './work-context.ts';
 
@@ -58,7 +58,14 @@ export const prepareStep: Step<WorkContext> = {
         'failed',
         'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
       );
-    const checks = new RepoChecks(ws.dir, commands.checks, deps.runner, checkEvent(deps.events, ctx.opId));
+    // One cache per job: the model's run of a check and the verification of the same tree share it.
+    const checks = new RepoChecks(
+      ws.dir,
+      commands.checks,
+      deps.runner,
+      checkEvent(deps.events, ctx.opId),
+      new CheckResultCache(),
+    );
     const gate = new WorkspaceGate({
       root: ws.dir,
       policy,
