@@ -9,7 +9,7 @@ export default defineConfig({
   root: path.resolve(import.meta.dirname, '../..'),
   test: {
     include: ['test/chaos/**/*.chaos.ts'],
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: [path.resolve(import.meta.dirname, '../global-setup.ts')],
     testTimeout: 240_000,
     hookTimeout: 60_000,
     pool: 'forks',

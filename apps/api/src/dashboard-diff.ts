@@ -1,4 +1,4 @@
-export interface DiffLine {
+interface DiffLine {
   kind: 'hunk' | 'context' | 'add' | 'del' | 'note';
   text: string;
   /** Line number in the old file (context, del), else null. */
@@ -7,7 +7,7 @@ export interface DiffLine {
   new: number | null;
 }
 
-export interface DiffFile {
+interface DiffFile {
   path: string;
   /** The name before a rename, else null. */
   oldPath: string | null;

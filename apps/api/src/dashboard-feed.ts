@@ -5,7 +5,7 @@ const BLOCK_MS = 15_000;
 const BACKLOG = 1000;
 const STREAM_ID = /^\d+-\d+$/;
 
-export interface FeedEvent {
+interface FeedEvent {
   id: string;
   opId: string;
   ts: string;

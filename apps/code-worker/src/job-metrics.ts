@@ -2,7 +2,7 @@ import type { OperationEvents, OperationStore, RedisKeys } from '@pullwright/que
 import { type MetricsStore, stepDurations } from '@pullwright/queue';
 import type { Redis } from 'ioredis';
 
-export interface JobMetricsDeps {
+interface JobMetricsDeps {
   redis: Redis;
   keys: RedisKeys;
   store: OperationStore;

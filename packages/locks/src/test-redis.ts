@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, inject } from 'vitest';
 
-export interface TestRedis {
+interface TestRedis {
   /** Fresh per test, so tests never see each other's keys and nothing needs flushing. */
   prefix: string;
   /** A new connection to the run's private redis-server, closed after the test. */
