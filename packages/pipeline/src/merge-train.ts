@@ -168,7 +168,8 @@ async function resolveConflict(
   auth: GitAuth | undefined,
 ): Promise<MergeTrainResult> {
   const wt = gitClient(dir);
-  const files = (await wt.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean).sort();
+  // `-z`: names as they are, not C-quoted (see WorkspaceManager.changedFiles).
+  const files = (await wt.raw(['diff', '--name-only', '-z', '--diff-filter=U'])).split('\0').filter(Boolean).sort();
   for (const file of files) {
     const inBase = (await wt.raw(['ls-tree', '--name-only', baseSha, '--', file])).trim();
     if (inBase) await wt.raw(['checkout', '--theirs', '--', file]);

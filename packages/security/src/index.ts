@@ -13,4 +13,3 @@ export * from './scan-command.ts';
 export * from './secret-rule.ts';
 export * from './secret-scanner.ts';
 export * from './shannon-entropy.ts';
-export * from './unified-diff.ts';
