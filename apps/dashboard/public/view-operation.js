@@ -1,5 +1,5 @@
 // One operation: live timeline, progress, summary, checks, findings, diff, transcript, actions.
-import { api, recheckSession } from './api.js';
+import { api } from './api.js';
 import { diffLoading, renderDiff } from './diff-view.js';
 import {
   age,
@@ -12,12 +12,12 @@ import {
   h,
   notice,
   STATUS_LABELS,
-  setLive,
   shortSha,
   sourceBadge,
   statusBadge,
   tokens,
 } from './dom.js';
+import { liveStream } from './live-stream.js';
 import { currentStep, describeEvent } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
@@ -36,7 +36,6 @@ const RECORD_EVENTS = new Set([
 ]);
 /** Too frequent or too internal for the timeline; they still refresh the record. */
 const QUIET_EVENTS = new Set(['usage', 'checkpoint']);
-const RECONNECT_MS = 5000;
 
 function card(title, id, ...children) {
   return h('section', { class: 'card', id }, h('h2', { class: 'card-title' }, title), children);
@@ -770,27 +769,23 @@ export function operationView(root, id, session) {
     refreshTimer = setTimeout(refresh, 150);
   };
 
-  let source;
-  let reconnect;
+  let stopStream = () => {};
   function connect() {
-    const last = events.at(-1)?.id;
-    source = new EventSource(`/v1/operations/${id}/events${last ? `?after=${encodeURIComponent(last)}` : ''}`);
-    source.addEventListener('open', () => setLive('live', 'Live'));
-    source.addEventListener('operation', (message) => {
-      const e = JSON.parse(message.data);
-      if (seen.has(e.id)) return;
-      seen.add(e.id);
-      events.push(e);
-      appendEvent(e);
-      if (RECORD_EVENTS.has(e.type)) scheduleRefresh();
-      else renderProgress();
-    });
-    source.addEventListener('error', async () => {
-      if (source.readyState !== EventSource.CLOSED) return setLive('reconnecting', 'Reconnecting…');
-      setLive('offline', 'Offline');
-      if (!(await recheckSession().catch(() => true)) || closed) return;
+    stopStream = liveStream({
       // Resumes after the last event this page holds (?after=), so nothing is lost or repeated.
-      reconnect = setTimeout(connect, RECONNECT_MS);
+      url: () => {
+        const last = events.at(-1)?.id;
+        return `/v1/operations/${id}/events${last ? `?after=${encodeURIComponent(last)}` : ''}`;
+      },
+      event: 'operation',
+      onEvent: (e) => {
+        if (seen.has(e.id)) return;
+        seen.add(e.id);
+        events.push(e);
+        appendEvent(e);
+        if (RECORD_EVENTS.has(e.type)) scheduleRefresh();
+        else renderProgress();
+      },
     });
   }
 
@@ -855,8 +850,7 @@ export function operationView(root, id, session) {
   const ticker = setInterval(() => op && renderProgress(), 1000);
   return () => {
     closed = true;
-    source?.close();
-    clearTimeout(reconnect);
+    stopStream();
     clearTimeout(refreshTimer);
     clearInterval(ticker);
   };

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 export interface OperationEvent {
@@ -43,7 +44,7 @@ export class OperationEvents {
       'data',
       JSON.stringify(clean),
     );
-    await this.redis.xadd(this.keys.feed(), 'MAXLEN', '~', '10000', '*', 'opId', opId, 'ts', ts, 'type', type);
+    await this.redis.xadd(...feedEntryArgs(this.keys, { opId, ts, type }));
     return id as string;
   }
 

@@ -14,6 +14,7 @@ import {
   transition,
 } from '@pullwright/core';
 import type { Redis, Result } from 'ioredis';
+import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 const updateScript = readFileSync(new URL('./update-operation-2.lua', import.meta.url), 'utf8');
@@ -98,21 +99,7 @@ export class OperationStore {
         'data',
         JSON.stringify(this.scrub({ status: 'queued', type: op.type, repo: op.repo, requester: op.requester })),
       )
-      .xadd(
-        this.keys.feed(),
-        'MAXLEN',
-        '~',
-        '10000',
-        '*',
-        'opId',
-        op.id,
-        'ts',
-        ts,
-        'type',
-        'created',
-        'status',
-        'queued',
-      )
+      .xadd(...feedEntryArgs(this.keys, { opId: op.id, ts, type: 'created', status: 'queued' }))
       .exec();
     if (created?.[0]?.[1] !== 'OK') throw new PullwrightError('conflict', `operation ${op.id} already exists`);
     return op;
@@ -202,19 +189,7 @@ export class OperationStore {
         // The feed is a capped view for live lists, in another Cluster slot: written after the
         // audit trail, never inside its script.
         await this.redis.xadd(
-          this.keys.feed(),
-          'MAXLEN',
-          '~',
-          '10000',
-          '*',
-          'opId',
-          id,
-          'ts',
-          next.updatedAt,
-          'type',
-          event.type,
-          'status',
-          next.status,
+          ...feedEntryArgs(this.keys, { opId: id, ts: next.updatedAt, type: event.type, status: next.status }),
         );
         return next;
       }
