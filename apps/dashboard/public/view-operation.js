@@ -164,17 +164,22 @@ function renderReview(review) {
           review.reasons.map((r) => h('li', {}, r)),
         )
       : null,
-    review.must_fix?.length
-      ? [
-          h('h3', {}, 'Must fix'),
-          h(
-            'ul',
-            { class: 'bullets' },
-            review.must_fix.map((r) => h('li', {}, r)),
-          ),
-        ]
-      : null,
+    titledBullets('Must fix', review.must_fix),
   );
+}
+
+/** A heading and its bullet list; nothing when the list is missing or empty. */
+function titledBullets(title, items) {
+  return items?.length
+    ? [
+        h('h3', {}, title),
+        h(
+          'ul',
+          { class: 'bullets' },
+          items.map((r) => h('li', {}, r)),
+        ),
+      ]
+    : null;
 }
 
 function renderPlan(plan) {
@@ -202,16 +207,7 @@ function renderPlan(plan) {
           ),
         )
       : h('pre', { class: 'pre small' }, JSON.stringify(plan, null, 2)),
-    plan.risks?.length
-      ? [
-          h('h3', {}, 'Risks noted'),
-          h(
-            'ul',
-            { class: 'bullets' },
-            plan.risks.map((r) => h('li', {}, r)),
-          ),
-        ]
-      : null,
+    titledBullets('Risks noted', plan.risks),
   );
 }
 

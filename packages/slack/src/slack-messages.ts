@@ -87,6 +87,17 @@ function context(text: string): KnownBlock {
 }
 
 /** Slack's "are you sure?" on a button that cannot be undone. */
+/** A Block Kit button whose value names what it acts on (the operation, and for approvals the head sha). */
+function actionButton(action_id: string, text: string, value: string, style?: 'primary' | 'danger') {
+  return {
+    type: 'button' as const,
+    action_id,
+    text: { type: 'plain_text' as const, text },
+    value,
+    ...(style ? { style } : {}),
+  };
+}
+
 function confirmDialog(title: string, text: string, confirm: string) {
   return {
     title: { type: 'plain_text' as const, text: title },
@@ -95,6 +106,17 @@ function confirmDialog(title: string, text: string, confirm: string) {
     deny: { type: 'plain_text' as const, text: 'Keep' },
   };
 }
+
+const CONFIRM_REJECT = confirmDialog(
+  'Reject this change?',
+  'The pull request stays open but Pullwright will not merge it.',
+  'Reject',
+);
+const CONFIRM_PLAN_CANCEL = confirmDialog(
+  'Cancel this operation?',
+  'The coder will not start and nothing is changed.',
+  'Cancel it',
+);
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -193,25 +215,8 @@ export class SlackMessages {
           type: 'actions',
           block_id: `pw_review_${op.id}`,
           elements: [
-            {
-              type: 'button',
-              action_id: APPROVE_ACTION,
-              text: { type: 'plain_text', text: 'Approve' },
-              style: 'primary',
-              value,
-            },
-            {
-              type: 'button',
-              action_id: REJECT_ACTION,
-              text: { type: 'plain_text', text: 'Reject' },
-              style: 'danger',
-              value,
-              confirm: confirmDialog(
-                'Reject this change?',
-                'The pull request stays open but Pullwright will not merge it.',
-                'Reject',
-              ),
-            },
+            actionButton(APPROVE_ACTION, 'Approve', value, 'primary'),
+            { ...actionButton(REJECT_ACTION, 'Reject', value, 'danger'), confirm: CONFIRM_REJECT },
           ],
         },
       ],
@@ -231,14 +236,8 @@ export class SlackMessages {
 
   /** The plan waiting for confirmation, with a box for a note and Start / Modify / Cancel. */
   planConfirmation(op: Pick<Operation, 'id'>, plan: unknown): SlackNote {
-    const value = op.id;
-    const button = (action_id: string, text: string, style?: 'primary' | 'danger') => ({
-      type: 'button' as const,
-      action_id,
-      text: { type: 'plain_text' as const, text },
-      value,
-      ...(style ? { style } : {}),
-    });
+    const button = (action_id: string, text: string, style?: 'primary' | 'danger') =>
+      actionButton(action_id, text, op.id, style);
     return {
       milestone: true,
       approval: false,
@@ -259,14 +258,7 @@ export class SlackMessages {
           elements: [
             button(PLAN_START_ACTION, 'Start', 'primary'),
             button(PLAN_MODIFY_ACTION, 'Modify'),
-            {
-              ...button(PLAN_CANCEL_ACTION, 'Cancel', 'danger'),
-              confirm: confirmDialog(
-                'Cancel this operation?',
-                'The coder will not start and nothing is changed.',
-                'Cancel it',
-              ),
-            },
+            { ...button(PLAN_CANCEL_ACTION, 'Cancel', 'danger'), confirm: CONFIRM_PLAN_CANCEL },
           ],
         },
       ],
