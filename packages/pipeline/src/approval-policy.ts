@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import {
   type ApprovalRecord,
   InvalidTransitionError,
@@ -23,7 +20,7 @@ import {
   mergePolicies,
   POLICY_IDENTITY,
   Policy,
-  parseRepoPolicy,
+  readRepoPolicy,
   type ServicePolicyFile,
   servicePolicy,
 } from '@pullwright/policy';
@@ -82,9 +79,8 @@ export class ApprovalPolicy {
    * repository's stricter `permissions.request` excludes throws `ForbiddenError`.
    */
   async atClaim(opId: string, worktreeDir: string): Promise<Operation> {
-    const file = path.join(worktreeDir, '.pullwright.yml');
-    const text = existsSync(file) ? await readFile(file, 'utf8') : undefined;
-    const policy = mergePolicies(this.service, text === undefined ? {} : parseRepoPolicy(text));
+    const file = readRepoPolicy(worktreeDir);
+    const policy = mergePolicies(this.service, file ?? {});
     const op = await this.deps.store.get(opId);
     assertAuthorized(this.identity(op.requester), 'request', { permissions: policy.permissions });
     return this.deps.store.patch(
@@ -94,7 +90,7 @@ export class ApprovalPolicy {
         type: 'step',
         data: {
           step: 'policy',
-          file: text === undefined ? null : '.pullwright.yml',
+          file: file === undefined ? null : '.pullwright.yml',
           approvals: policy.approvals.required,
           pathRules: policy.path_rules.map((r) => r.name),
           autoApprove: policy.auto_approve.enabled,

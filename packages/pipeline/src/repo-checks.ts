@@ -2,22 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent';
 import { ValidationError } from '@pullwright/core';
+import { readRepoPolicy } from '@pullwright/policy';
 import { CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
-import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
-
-const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-
-/** The part of `.pullwright.yml` the pipeline reads: how to install, check and lint. */
-const RepoConfigFile = z.object({
-  checks: z
-    .record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), z.string().min(1).max(500))
-    .optional(),
-  /** Dependency install, the one command allowed network (to package registries). */
-  install: z.string().min(1).max(500).optional(),
-  /** Lints one file after each edit; `{file}` is replaced by the path. */
-  lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
-});
 
 /** Scripts from package.json we treat as checks, in the order they usually run. */
 const PACKAGE_SCRIPTS = ['typecheck', 'lint', 'test', 'build'] as const;
@@ -44,22 +30,7 @@ function readPackageJson(root: string): PackageJson | undefined {
  * explicit word), else what package.json implies.
  */
 export function detectRepoCommands(root: string): RepoCommands {
-  const configFile = path.join(root, '.pullwright.yml');
-  let config: z.infer<typeof RepoConfigFile> = {};
-  if (existsSync(configFile)) {
-    const parsed = RepoConfigFile.safeParse(parseYaml(readFileSync(configFile, 'utf8')) ?? {});
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({
-        field: ['.pullwright.yml', ...i.path].join('.'),
-        reason: i.message,
-      }));
-      throw new ValidationError(
-        `.pullwright.yml is invalid: ${issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}`,
-        issues,
-      );
-    }
-    config = parsed.data;
-  }
+  const config = readRepoPolicy(root) ?? {};
   const pkg = readPackageJson(root);
   const checks: Record<string, string> = {};
   if (config.checks && Object.keys(config.checks).length > 0) Object.assign(checks, config.checks);

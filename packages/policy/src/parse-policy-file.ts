@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { PolicyFileError } from './policy-file-error.ts';
 import { RepoPolicyFile, ServicePolicyFile } from './policy-schema.ts';
@@ -20,6 +21,15 @@ export function parseRepoPolicy(text: string, file = '.pullwright.yml'): RepoPol
   const parsed = RepoPolicyFile.safeParse(parseYamlText(text, file));
   if (!parsed.success) throw PolicyFileError.fromZod(file, parsed.error);
   return parsed.data;
+}
+
+/**
+ * The repository's `.pullwright.yml` in a working copy, parsed; `undefined` when it has none.
+ * The only reader of the file: policy keys and check commands come from this one parse.
+ */
+export function readRepoPolicy(dir: string): RepoPolicyFile | undefined {
+  const file = path.join(dir, '.pullwright.yml');
+  return existsSync(file) ? parseRepoPolicy(readFileSync(file, 'utf8')) : undefined;
 }
 
 export function parseServicePolicy(text: string, file = 'POLICY_FILE'): ServicePolicyFile {

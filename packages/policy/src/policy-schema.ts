@@ -128,14 +128,22 @@ const policyShape = {
   deploy: DeploySettings.optional(),
 };
 
+const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
 /**
- * `.pullwright.yml` in the target repository. `checks`, `install` and `lint_file` belong to
- * the pipeline (`repo-checks.ts` validates them); they pass through here untouched.
+ * `.pullwright.yml` in the target repository: the one schema of the file. How to install,
+ * check and lint is read by the pipeline (`detectRepoCommands`), the policy keys by
+ * `mergePolicies`; both get it from `parseRepoPolicy`.
  */
 export const RepoPolicyFile = z.strictObject({
-  checks: z.unknown().optional(),
-  install: z.unknown().optional(),
-  lint_file: z.unknown().optional(),
+  /** The repository's checks by name, run in the sandbox; default: what package.json implies. */
+  checks: z
+    .record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), z.string().min(1).max(500))
+    .optional(),
+  /** Dependency install, the one command allowed network (to package registries). */
+  install: z.string().min(1).max(500).optional(),
+  /** Lints one file after each edit; `{file}` is replaced by the path. */
+  lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
   ...policyShape,
 });
 export type RepoPolicyFile = z.infer<typeof RepoPolicyFile>;
