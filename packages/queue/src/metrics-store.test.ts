@@ -1,18 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { emptyUsage } from '@pullwright/core';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { redisTest } from '@pullwright/testing';
+import { describe, expect } from 'vitest';
 import { stepDurations } from './metrics-step-durations.ts';
 import { MetricsStore, STEP_BUCKETS_S } from './metrics-store.ts';
 import type { OperationEvent } from './operation-events.ts';
 import { RedisKeys } from './redis-keys.ts';
 
-const redis = new Redis(inject('redisUrl'));
-afterAll(() => redis.disconnect());
-
 describe('MetricsStore', () => {
-  it('keeps a cumulative histogram per step with sum and count', async () => {
-    const metrics = new MetricsStore(redis, new RedisKeys(`t${randomBytes(6).toString('hex')}`));
+  redisTest('keeps a cumulative histogram per step with sum and count', async ({ redis, prefix }) => {
+    const metrics = new MetricsStore(redis, new RedisKeys(prefix));
     await metrics.recordSteps([
       { step: 'agent', seconds: 0.5 },
       { step: 'agent', seconds: 20 },
@@ -32,8 +28,8 @@ describe('MetricsStore', () => {
     expect(steps.get('verify')?.cumulative[1]).toBe(1);
   });
 
-  it('counts usage growth once per operation, however often it is metered', async () => {
-    const metrics = new MetricsStore(redis, new RedisKeys(`t${randomBytes(6).toString('hex')}`));
+  redisTest('counts usage growth once per operation, however often it is metered', async ({ redis, prefix }) => {
+    const metrics = new MetricsStore(redis, new RedisKeys(prefix));
     const usage = { ...emptyUsage(), inputTokens: 100, outputTokens: 10, costUsd: 0.25, modelCalls: 2 };
     await metrics.meterUsage('op1', usage);
     await metrics.meterUsage('op1', usage);
@@ -53,7 +49,7 @@ describe('stepDurations', () => {
     data,
   });
 
-  it('measures prepare, started/finished pairs and publish from one attempt', () => {
+  redisTest('measures prepare, started/finished pairs and publish from one attempt', () => {
     const events = [
       at(1_000, 'status', { to: 'running', step: 'claim' }),
       at(3_000, 'step', { step: 'prepare' }),
@@ -73,7 +69,7 @@ describe('stepDurations', () => {
     ]);
   });
 
-  it('leaves out a step the attempt did not finish', () => {
+  redisTest('leaves out a step the attempt did not finish', () => {
     const events = [at(2_000, 'step', { step: 'prepare' }), at(2_500, 'step', { step: 'agent', state: 'started' })];
     expect(stepDurations(events, 1_000)).toEqual([{ step: 'prepare', seconds: 1 }]);
   });
