@@ -134,7 +134,7 @@ describe('dashboard endpoints without a worker', () => {
     const id = await create('forged transcript path');
     const outside = path.join(sys.dataDir, 'secret.jsonl');
     await writeFile(outside, '{"kind":"secret"}\n');
-    await sys.runtime.store.patch(id, { transcriptPath: outside }, { type: 'test' });
+    await sys.runtime.store.patch(id, { transcriptPath: outside }, { type: 'checkpoint', data: { step: 'test' } });
     expect((await sys.request('GET', `/v1/operations/${id}/transcript`)).status).toBe(404);
 
     // Another operation's file, even inside the directory, is not this one's.
@@ -144,9 +144,7 @@ describe('dashboard endpoints without a worker', () => {
     await sys.runtime.store.patch(
       id,
       { transcriptPath: path.join(sys.runtime.transcriptsDir, `${other}.jsonl`) },
-      {
-        type: 'test',
-      },
+      { type: 'checkpoint', data: { step: 'test' } },
     );
     expect((await sys.request('GET', `/v1/operations/${id}/transcript`)).status).toBe(404);
     const own = await sys.request('GET', `/v1/operations/${other}/transcript`);

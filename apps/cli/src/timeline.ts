@@ -1,4 +1,4 @@
-import type { Operation, OperationStatus } from '@pullwright/core';
+import { type Operation, type OperationEvent, type OperationStatus, unknownEventType } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 
 export async function waitForStatus(
@@ -16,7 +16,8 @@ export async function waitForStatus(
   }
 }
 
-function describe(type: string, data: Record<string, unknown>): string {
+/** One line per event; every type is named here (a new one does not compile until it is). */
+function describe(type: OperationEvent['type'], data: Record<string, unknown>): string {
   switch (type) {
     case 'created':
       return `created (${String(data.type)} on ${String(data.repo)})`;
@@ -38,8 +39,34 @@ function describe(type: string, data: Record<string, unknown>): string {
       return `  ${String(data.name)}: ${String(data.summary)}`;
     case 'check':
       return `  check ${String(data.name)}: ${data.passed ? 'pass' : 'FAIL'} (${String(data.durationMs)} ms)`;
-    default:
+    case 'revision':
+      return `revision ${String(data.state)}${data.headSha ? ` at ${String(data.headSha).slice(0, 12)}` : ''}`;
+    case 'deploy':
+      return `deploy ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}`;
+    case 'stuck':
+      return `stuck in ${String(data.step)} for ${Math.round(Number(data.idleMs) / 1000)} s`;
+    // Shown by name: the type says what happened, the dashboard shows the details.
+    case 'message':
+    case 'waiting':
+    case 'locks_acquired':
+    case 'overlap':
+    case 'risk':
+    case 'approval':
+    case 'approval_pending':
+    case 'auto_approval':
+    case 'cancel_requested':
+    case 'usage':
+    case 'plan_confirmation':
+    case 'base_merged':
+    case 'head_moved':
+    case 'retry_of':
+    case 'retried':
+    case 'slack_session':
+    case 'slack_thread':
+    case 'unstuck':
       return type;
+    default:
+      return unknownEventType(type);
   }
 }
 

@@ -1,9 +1,9 @@
+import type { OperationEvent } from '@pullwright/core';
 import { emptyUsage } from '@pullwright/core';
 import { redisTest } from '@pullwright/testing';
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stepDurations } from './metrics-step-durations.ts';
 import { MetricsStore, STEP_BUCKETS_S } from './metrics-store.ts';
-import type { OperationEvent } from './operation-events.ts';
 import { RedisKeys } from './redis-keys.ts';
 
 describe('MetricsStore', () => {
@@ -41,7 +41,7 @@ describe('MetricsStore', () => {
 });
 
 describe('stepDurations', () => {
-  const at = (ms: number, type: string, data: Record<string, unknown>): OperationEvent => ({
+  const at = (ms: number, type: OperationEvent['type'], data: Record<string, unknown>): OperationEvent => ({
     id: `${ms}-0`,
     ts: new Date(ms).toISOString(),
     opId: 'op',
@@ -49,12 +49,12 @@ describe('stepDurations', () => {
     data,
   });
 
-  redisTest('measures prepare, started/finished pairs and publish from one attempt', () => {
+  it('measures prepare, started/finished pairs and publish from one attempt', () => {
     const events = [
       at(1_000, 'status', { to: 'running', step: 'claim' }),
       at(3_000, 'step', { step: 'prepare' }),
       at(3_100, 'step', { step: 'agent', state: 'started' }),
-      at(4_000, 'tool_call', { name: 'edit_file' }),
+      at(4_000, 'tool', { name: 'edit_file' }),
       at(13_100, 'step', { step: 'agent', state: 'finished' }),
       at(13_200, 'step', { step: 'verify', state: 'started' }),
       at(15_200, 'step', { step: 'verify', state: 'finished' }),
@@ -69,7 +69,7 @@ describe('stepDurations', () => {
     ]);
   });
 
-  redisTest('leaves out a step the attempt did not finish', () => {
+  it('leaves out a step the attempt did not finish', () => {
     const events = [at(2_000, 'step', { step: 'prepare' }), at(2_500, 'step', { step: 'agent', state: 'started' })];
     expect(stepDurations(events, 1_000)).toEqual([{ step: 'prepare', seconds: 1 }]);
   });

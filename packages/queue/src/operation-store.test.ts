@@ -53,7 +53,10 @@ describe('OperationStore', () => {
     const op = await store.create(input);
     await Promise.all(
       Array.from({ length: 25 }, (_, i) =>
-        store.update(op.id, (cur) => ({ ...cur, filesChanged: [...cur.filesChanged, `f${i}`] }), { type: 'test' }),
+        store.update(op.id, (cur) => ({ ...cur, filesChanged: [...cur.filesChanged, `f${i}`] }), {
+          type: 'checkpoint',
+          data: { step: 'test' },
+        }),
       ),
     );
     const final = await store.get(op.id);

@@ -6,6 +6,7 @@ import {
   NotFoundError,
   Operation,
   type OperationContext,
+  type OperationEventInput,
   type OperationStatus,
   type OperationType,
   PullwrightError,
@@ -167,11 +168,7 @@ export class OperationStore {
    * Applies `change` to the latest version and writes it with its event, retrying when
    * another writer got there first. `change` must be pure: it may run more than once.
    */
-  async update(
-    id: string,
-    change: (op: Operation) => Operation,
-    event: { type: string; data?: Record<string, unknown> },
-  ): Promise<Operation> {
+  async update(id: string, change: (op: Operation) => Operation, event: OperationEventInput): Promise<Operation> {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const current = await this.get(id);
       const next = { ...change(current), version: current.version + 1 };
@@ -216,11 +213,7 @@ export class OperationStore {
   }
 
   /** A non-status change (checkpoint, usage, plan…), recorded with its own event type. */
-  patch(
-    id: string,
-    patch: TransitionPatch,
-    event: { type: string; data?: Record<string, unknown> },
-  ): Promise<Operation> {
+  patch(id: string, patch: TransitionPatch, event: OperationEventInput): Promise<Operation> {
     return this.update(id, (op) => ({ ...op, ...patch, updatedAt: new Date().toISOString() }), event);
   }
 }

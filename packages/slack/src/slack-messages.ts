@@ -1,5 +1,10 @@
-import { FINAL_STATUSES, type Operation, type OperationStatus } from '@pullwright/core';
-import type { OperationEvent } from '@pullwright/queue';
+import {
+  FINAL_STATUSES,
+  type Operation,
+  type OperationEvent,
+  type OperationStatus,
+  unknownEventType,
+} from '@pullwright/core';
 import type { KnownBlock } from '@slack/types';
 import type { SlackMessage } from './slack-client.ts';
 
@@ -319,7 +324,34 @@ export class SlackMessages {
         return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
       case 'plan_confirmation':
         return d.state === 'pending' ? 'waiting for Start on the plan' : `plan ${str(d.state) ?? 'decided'}`;
+      // The step line keeps what it said: these are bookkeeping, or shown as thread notes.
+      case 'phase':
+      case 'deploy':
+      case 'revision':
+      case 'created':
+      case 'message':
+      case 'waiting':
+      case 'locks_acquired':
+      case 'checkpoint':
+      case 'evidence':
+      case 'overlap':
+      case 'risk':
+      case 'approval':
+      case 'approval_pending':
+      case 'auto_approval':
+      case 'cancel_requested':
+      case 'usage':
+      case 'base_merged':
+      case 'head_moved':
+      case 'retry_of':
+      case 'retried':
+      case 'slack_session':
+      case 'slack_thread':
+      case 'stuck':
+      case 'unstuck':
+        return undefined;
       default:
+        unknownEventType(e.type);
         return undefined;
     }
   }
@@ -380,7 +412,33 @@ export class SlackMessages {
         return plain(`:hand: Cancel requested by ${this.#who(d.by)}; stopping after the current step.`);
       case 'status':
         return this.#statusNote(str(d.to), d, op);
+      // No thread note: the channel message's step line and the dashboard show these.
+      case 'revision':
+      case 'deploy':
+      case 'created':
+      case 'model':
+      case 'tool':
+      case 'waiting':
+      case 'locks_acquired':
+      case 'checkpoint':
+      case 'evidence':
+      case 'overlap':
+      case 'risk':
+      case 'approval':
+      case 'approval_pending':
+      case 'auto_approval':
+      case 'usage':
+      case 'base_merged':
+      case 'head_moved':
+      case 'retry_of':
+      case 'retried':
+      case 'slack_session':
+      case 'slack_thread':
+      case 'stuck':
+      case 'unstuck':
+        return undefined;
       default:
+        unknownEventType(e.type);
         return undefined;
     }
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { FINAL_STATUSES, type Operation } from '@pullwright/core';
-import { type OperationEvent, OperationFeed, type RedisKeys } from '@pullwright/queue';
+import { FINAL_STATUSES, type Operation, type OperationEvent } from '@pullwright/core';
+import { OperationFeed, type RedisKeys } from '@pullwright/queue';
 import type { Redis, Result } from 'ioredis';
 import { SlackApiError } from './slack-client.ts';
 import type { SlackDeps } from './slack-deps.ts';
