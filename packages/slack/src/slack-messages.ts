@@ -324,34 +324,8 @@ export class SlackMessages {
         return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
       case 'plan_confirmation':
         return d.state === 'pending' ? 'waiting for Start on the plan' : `plan ${str(d.state) ?? 'decided'}`;
-      // The step line keeps what it said: these are bookkeeping, or shown as thread notes.
-      case 'phase':
-      case 'deploy':
-      case 'revision':
-      case 'created':
-      case 'message':
-      case 'waiting':
-      case 'locks_acquired':
-      case 'checkpoint':
-      case 'evidence':
-      case 'overlap':
-      case 'risk':
-      case 'approval':
-      case 'approval_pending':
-      case 'auto_approval':
-      case 'cancel_requested':
-      case 'usage':
-      case 'base_merged':
-      case 'head_moved':
-      case 'retry_of':
-      case 'retried':
-      case 'slack_session':
-      case 'slack_thread':
-      case 'stuck':
-      case 'unstuck':
-        return undefined;
+      // The rest keep the step line as it is; `note` below names every type.
       default:
-        unknownEventType(e.type);
         return undefined;
     }
   }
