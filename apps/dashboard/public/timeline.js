@@ -121,7 +121,10 @@ const DESCRIBE = {
   overlap: (d) => ({ text: `Overlaps open branches on ${(d.files ?? []).join(', ')}`, tone: 'bad' }),
   base_merged: line('Base branch merged into the branch; checks re-run', 'info'),
   head_moved: (d) => ({ text: `New push ${String(d.headSha ?? '').slice(0, 7)}: approval withdrawn`, tone: 'bad' }),
-  plan_confirmation: line('Plan waiting for Start', 'info'),
+  plan_confirmation: (d) => ({
+    text: d.state === 'pending' ? 'Plan waiting for Start' : `Plan ${d.state}${d.by ? ` by ${d.by}` : ''}`,
+    tone: d.state === 'cancelled' ? 'bad' : 'info',
+  }),
   auto_approval: (d) => ({ text: d.approved ? 'Auto-approved by policy' : 'Not auto-approved', tone: 'quiet' }),
   deploy: (d) => ({ text: `Deploy: ${d.step}`, tone: d.step === 'failed' ? 'bad' : 'info' }),
   revision: (d) => ({
