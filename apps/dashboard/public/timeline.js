@@ -137,6 +137,46 @@ const DESCRIBE = {
   unstuck: line('Moving again', 'info'),
 };
 
+/**
+ * Whether an event of each type comes with a change to the operation record (written by
+ * `OperationStore.update` in the same script), so the page fetches the record again. Typed
+ * like DESCRIBE: a new type must say. (risk, approval, waiting and the plan's state were
+ * missing from a hand-kept list: the page showed them only once another listed event came.)
+ * @type {{ [T in import('@pullwright/core').OperationEventType]: boolean }}
+ */
+export const CHANGES_RECORD = {
+  created: true,
+  status: true,
+  step: true,
+  phase: true,
+  check: true,
+  evidence: true,
+  checkpoint: true,
+  usage: true,
+  cancel_requested: true,
+  retried: true,
+  waiting: true,
+  locks_acquired: true,
+  overlap: true,
+  risk: true,
+  approval: true,
+  plan_confirmation: true,
+  deploy: true,
+  base_merged: true,
+  head_moved: true,
+  slack_thread: true,
+  stuck: true,
+  unstuck: true,
+  model: false,
+  tool: false,
+  message: false,
+  approval_pending: false,
+  auto_approval: false,
+  revision: false,
+  retry_of: false,
+  slack_session: false,
+};
+
 /** `{ text, tone, link? }` for one event; a type newer than this page is shown by name. */
 export function describeEvent(e) {
   const describe = Object.hasOwn(DESCRIBE, e.type) ? DESCRIBE[e.type] : undefined;

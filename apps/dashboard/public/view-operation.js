@@ -18,22 +18,9 @@ import {
   tokens,
 } from './dom.js';
 import { liveStream } from './live-stream.js';
-import { currentStep, describeEvent } from './timeline.js';
+import { CHANGES_RECORD, currentStep, describeEvent } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
-/** Events that change the operation record: fetch it again when one arrives. */
-const RECORD_EVENTS = new Set([
-  'status',
-  'step',
-  'phase',
-  'usage',
-  'check',
-  'evidence',
-  'checkpoint',
-  'created',
-  'cancel_requested',
-  'retried',
-]);
 /** Too frequent or too internal for the timeline; they still refresh the record. */
 const QUIET_EVENTS = new Set(['usage', 'checkpoint']);
 
@@ -779,7 +766,7 @@ export function operationView(root, id, session) {
         seen.add(e.id);
         events.push(e);
         appendEvent(e);
-        if (RECORD_EVENTS.has(e.type)) scheduleRefresh();
+        if (CHANGES_RECORD[e.type]) scheduleRefresh();
         else renderProgress();
       },
     });
