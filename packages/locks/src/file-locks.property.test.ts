@@ -127,10 +127,13 @@ redisTest(
               stats.renewals++;
               const renewSentAt = performance.now();
               const renewed = await locks.renew(REPO, opId, leaseMs);
+              const renewReplyAt = performance.now();
               for (const path of renewed.renewed) validUntil.set(path, renewSentAt + leaseMs - CLOCK_MARGIN_MS);
               for (const path of renewed.lost) {
-                // Lost is only legitimate once the lease may have run out.
-                if (renewSentAt < validUntil.get(path)!) vanished.push({ path, opId, at: renewSentAt });
+                // Lost is only legitimate once the lease may have run out. Redis ran the renewal
+                // somewhere between send and reply (under load, long after the send): only a reply
+                // before the lease could end proves it ran while the lock was ours.
+                if (renewReplyAt < validUntil.get(path)!) vanished.push({ path, opId, at: renewReplyAt });
                 validUntil.set(path, Number.NEGATIVE_INFINITY);
               }
               stats.lostOnRenew += renewed.lost.length;
@@ -158,9 +161,11 @@ redisTest(
               stats.zombieReleasesWhileTakenOver++;
           }
           const released = await locks.release(REPO, opId);
+          const releaseReplyAt = performance.now();
           for (const path of grant.paths) {
-            if (!released.includes(path) && releaseSentAt < validUntil.get(path)!) {
-              vanished.push({ path, opId, at: releaseSentAt });
+            // As for renewals: the release proves a vanished lock only if it surely ran in time.
+            if (!released.includes(path) && releaseReplyAt < validUntil.get(path)!) {
+              vanished.push({ path, opId, at: releaseReplyAt });
             }
           }
         }
