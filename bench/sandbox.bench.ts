@@ -3,15 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BubblewrapRunner, type CommandRunner, ProcessRunner } from '@pullwright/sandbox';
-
-interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  target?: string;
-}
+import type { BenchResult } from './run.ts';
 
 function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -137,7 +137,7 @@ describe('dashboard endpoints without a worker', () => {
     // A transcript path on the record (written by older workers) is not read: files are not shared.
     const outside = path.join(sys.dataDir, 'secret.jsonl');
     await writeFile(outside, '{"kind":"secret"}\n');
-    await sys.runtime.store.patch(id, { transcriptPath: outside }, { type: 'test' });
+    await sys.runtime.store.patch(id, { transcriptPath: outside }, { type: 'checkpoint', data: { step: 'test' } });
     await sys.runtime.artifacts.append(other, TRANSCRIPT_ARTIFACT, `{"kind":"task","token":"${TEST_TOKEN}"}\n`);
     expect((await sys.request('GET', `/v1/operations/${id}/transcript`)).status).toBe(404);
     const own = await sys.request('GET', `/v1/operations/${other}/transcript`);

@@ -1,10 +1,12 @@
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
 import { reviseOperation } from '@pullwright/pipeline';
+import { JOB_CATALOG } from '@pullwright/queue';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useGitHubFixture } from './support/fake-github/github-fixture.ts';
 import type { GitHubTestSystem } from './support/fake-github/github-test-system.ts';
 import type { FakeGitHub } from './support/fake-github.ts';
+import { waitForJob } from './support/wait-for-job.ts';
 
 /** The reviewer's requests, answered: strip punctuation (fixed), rename the function (declined). */
 const REVISION = ReplayTranscript.parse({
@@ -213,7 +215,9 @@ describe('GitHub App flow against a GHES-style server', () => {
     expect(invalidated.pullRequest?.headSha).toBe(pushed);
 
     await sys.startWorker();
-    await new Promise((r) => setTimeout(r, 500));
+    // The merge queued at the approval runs and ends; only then is "it merged nothing" proven.
+    const merge = JOB_CATALOG.merge.jobId({ opId: op.id, headSha: op.pullRequest!.headSha });
+    expect((await waitForJob(sys, merge)).state).toBe('completed');
     expect((await sys.runtime.store.get(op.id)).status).toBe('awaiting_approval');
     expect(await gh.branchSha(repo, 'main')).toBe(mainBefore);
     expect(gh.pulls(repo)[0]!.state).toBe('open');

@@ -117,10 +117,9 @@ describe('plan confirmation for /implement from Slack', () => {
     expect(shown).toContain('Risks');
     for (const action of ['pw_plan_start', 'pw_plan_modify', 'pw_plan_cancel']) expect(shown).toContain(action);
 
-    // Nothing past the plan happens while it waits: the coder has not been asked.
-    await new Promise((r) => setTimeout(r, 1200));
-    const events = await s.sys.runtime.events.list(id);
-    expect(events.some((e) => e.type === 'phase' && e.data.phase === 'code')).toBe(false);
+    // The coder has not been asked (and the ordering at the end shows it never was before Start).
+    const waiting = await s.sys.runtime.events.list(id);
+    expect(waiting.some((e) => e.type === 'phase' && e.data.phase === 'code')).toBe(false);
     expect((await s.sys.runtime.store.get(id)).status).toBe('running');
 
     expect(await clickPlan(s, { user: 'UOTHER001', actionId: 'pw_plan_start', opId: id, hook: 'outsider' })).toBe(200);
@@ -132,6 +131,13 @@ describe('plan confirmation for /implement from Slack', () => {
     const ready = await s.waitForStatus(id, ['awaiting_approval', 'failed', 'cancelled'], 60_000);
     expect(ready.status).toBe('awaiting_approval');
     expect(ready.planConfirmation).toMatchObject({ state: 'started', by: APPROVER });
+    // Nothing past the plan happened while it waited: in the stream (ordered, append-only) the
+    // coder's phase comes after the Start decision, not before it.
+    const events = await s.sys.runtime.events.list(id);
+    const started = events.findIndex((e) => e.type === 'plan_confirmation' && e.data.state === 'started');
+    const coding = events.findIndex((e) => e.type === 'phase' && e.data.phase === 'code');
+    expect(started).toBeGreaterThan(-1);
+    expect(coding).toBeGreaterThan(started);
     const updated = await planUpdate(s, planTs);
     expect(updated).toContain(`Started by <@${APPROVER}>`);
     expect(updated).not.toContain('pw_plan_start');

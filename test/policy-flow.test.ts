@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckResult, Operation, OperationStatus, Requester } from '@pullwright/core';
+import { parseRepoPolicy } from '@pullwright/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
 
@@ -90,7 +91,7 @@ async function openChange(options: {
   const policyFile = path.join(dir, '.pullwright.yml');
   await sys.runtime.approvalPolicy.atClaim(
     created.id,
-    existsSync(policyFile) ? readFileSync(policyFile, 'utf8') : undefined,
+    existsSync(policyFile) ? parseRepoPolicy(readFileSync(policyFile, 'utf8')) : undefined,
   );
 
   const branch = `agent/${created.id}`;

@@ -9,7 +9,10 @@ export default defineConfig({
   root: path.resolve(import.meta.dirname, '../..'),
   test: {
     include: ['test/chaos/**/*.chaos.ts'],
-    globalSetup: ['test/build-cli.ts', 'test/global-setup.ts'],
+    globalSetup: [
+      path.resolve(import.meta.dirname, '../build-cli.ts'),
+      path.resolve(import.meta.dirname, '../global-setup.ts'),
+    ],
     testTimeout: 240_000,
     hookTimeout: 60_000,
     pool: 'forks',

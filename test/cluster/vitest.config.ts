@@ -15,7 +15,7 @@ export default defineConfig({
       'packages/locks/src/**/*.test.ts',
       'test/chaos/crash-loop.chaos.ts',
     ],
-    globalSetup: ['test/cluster/global-setup.ts'],
+    globalSetup: [path.resolve(import.meta.dirname, 'global-setup.ts')],
     testTimeout: 240_000,
     hookTimeout: 60_000,
     pool: 'forks',

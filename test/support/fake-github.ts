@@ -25,7 +25,7 @@ type Json = Record<string, unknown>;
 /** What the app was granted at installation; a token may ask for a subset, never more. */
 const APP_PERMISSIONS: Permissions = { contents: 'write', pull_requests: 'write', issues: 'write', metadata: 'read' };
 
-export interface TokenRequest {
+interface TokenRequest {
   installationId: number;
   jwtIss: string;
   repositories: string[] | undefined;
@@ -43,7 +43,7 @@ interface IssuedToken {
   revoked: boolean;
 }
 
-export interface FakePull {
+interface FakePull {
   number: number;
   title: string;
   body: string;
@@ -58,14 +58,14 @@ export interface FakePull {
   author: string;
 }
 
-export interface FakeComment {
+interface FakeComment {
   id: number;
   user: string;
   body: string;
   createdAt: string;
 }
 
-export interface FakeReviewComment extends FakeComment {
+interface FakeReviewComment extends FakeComment {
   reviewId: number | null;
   path: string;
   line: number;
@@ -73,7 +73,7 @@ export interface FakeReviewComment extends FakeComment {
   inReplyTo?: number;
 }
 
-export interface FakeReview {
+interface FakeReview {
   id: number;
   user: string;
   state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
@@ -94,7 +94,7 @@ interface FakeRepo {
   reviews: Map<number, FakeReview[]>;
 }
 
-export interface Delivery {
+interface Delivery {
   id: string;
   event: string;
   action: string;

@@ -1,6 +1,5 @@
 import { createSlackServices, type SlackServices } from '@pullwright/api';
-import type { Operation, OperationStatus } from '@pullwright/core';
-import type { OperationEvent } from '@pullwright/queue';
+import type { Operation, OperationEvent, OperationStatus } from '@pullwright/core';
 import type { SlackNotifier } from '@pullwright/slack';
 import { type FakeSlack, startFakeSlack } from './fake-slack.ts';
 import {

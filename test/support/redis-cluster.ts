@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 
 const run = promisify(execFile);
 
-export interface RedisClusterHandle {
+interface RedisClusterHandle {
   /** `127.0.0.1:port,…`: the REDIS_CLUSTER_NODES value. */
   nodes: string;
   stop(): Promise<void>;

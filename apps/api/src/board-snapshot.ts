@@ -3,7 +3,7 @@ import { scanOperations } from './metrics-operation-scan.ts';
 
 export type BoardDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'locks'>;
 
-export interface BoardLock {
+interface BoardLock {
   path: string;
   opId: string;
   token: number;
@@ -11,7 +11,7 @@ export interface BoardLock {
   expiresInMs: number;
 }
 
-export interface BoardRepo {
+interface BoardRepo {
   repo: string;
   fileLocks: BoardLock[];
   mergeLock: Omit<BoardLock, 'path'> | null;
@@ -22,7 +22,7 @@ export interface BoardRepo {
   overlaps: Array<{ files: string[]; branches: Array<{ branch: string; opId: string; prNumber?: number }> }>;
 }
 
-export interface Board {
+interface Board {
   generatedAt: string;
   /** How many of the newest operations were looked at to find the repositories. */
   scannedOperations: number;

@@ -1,6 +1,6 @@
 import type { CodeQueue } from '@pullwright/queue';
 
-export interface QueueHealth {
+interface QueueHealth {
   counts: Record<string, number>;
   /** Worker connections BullMQ sees (CLIENT LIST); null where the Redis host forbids CLIENT LIST. */
   workers: { ageS: number; idleS: number }[] | null;

@@ -1,7 +1,7 @@
 import type { Runtime } from '@pullwright/pipeline';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import { parseUnifiedDiff } from './dashboard-diff.ts';
+import { dashboardDiff } from './dashboard-diff.ts';
 import { dashboardRetry } from './dashboard-retry.ts';
 import { sendError } from './http-errors.ts';
 import { OperationIdParam } from './request-schemas.ts';
@@ -98,7 +98,7 @@ export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Ro
     return res.json({
       pullRequest: op.pullRequest.number,
       headSha: op.pullRequest.headSha,
-      files: parseUnifiedDiff(deps.redactor.redact(diff)),
+      files: dashboardDiff(diff, deps.redactor),
     });
   });
 

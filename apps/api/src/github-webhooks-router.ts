@@ -13,7 +13,7 @@ const DELIVERY_TTL_S = 3 * 24 * 3600;
 const MAX_BODY = '25mb';
 const DELIVERY_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-export interface GitHubWebhooksDeps extends GitHubReviewEventsDeps {
+interface GitHubWebhooksDeps extends GitHubReviewEventsDeps {
   redis: Runtime['redis'];
   /** Prefix of the delivery keys (REDIS_PREFIX). */
   keyPrefix: string;

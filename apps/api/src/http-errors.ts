@@ -46,7 +46,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-export function isRedisDown(err: unknown): boolean {
+function isRedisDown(err: unknown): boolean {
   const msg = String((err as Error)?.message ?? '');
   return /Connection is closed|ECONNREFUSED|max retries per request|Stream isn't writeable|connect ETIMEDOUT/i.test(
     msg,

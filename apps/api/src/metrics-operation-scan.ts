@@ -6,7 +6,7 @@ import type { OperationStore, RedisClient, RedisKeys } from '@pullwright/queue';
  * operations are recent (an operation runs for minutes, awaits approval for days), and a
  * bound keeps a scrape at a few MGETs however long the history grows.
  */
-export const SCAN_LIMIT = 2000;
+const SCAN_LIMIT = 2000;
 const PAGE = 200;
 
 /** The fields of an operation the board and the metrics need, read without full validation. */

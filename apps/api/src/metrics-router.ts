@@ -6,7 +6,7 @@ import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'pr
 import { bearerAuth } from './bearer-auth.ts';
 import { type ScannedOperation, scanOperations } from './metrics-operation-scan.ts';
 
-export type MetricsDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'queue' | 'config'>;
+type MetricsDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'queue' | 'config'>;
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 

@@ -5,7 +5,7 @@ import { sendError } from './http-errors.ts';
 import type { Session, SessionStore } from './session-store.ts';
 
 export const SESSION_COOKIE = 'pw_session';
-export const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Who made a request: an API client with the bearer token, or a signed-in dashboard user. */

@@ -3,7 +3,7 @@ import type { Config } from '@pullwright/core';
 import type { Session } from './session-store.ts';
 
 /** The name the shared API token signs in as. */
-export const OPERATOR = 'operator';
+const OPERATOR = 'operator';
 
 function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();

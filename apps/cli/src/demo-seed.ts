@@ -3,7 +3,7 @@ import type { Operation } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { DEMO_DIR } from './embedded-defaults.ts';
 
-export const DEMO_REPO = 'demo/sample-slugify';
+const DEMO_REPO = 'demo/sample-slugify';
 
 /**
  * The first-run demo: a sample repository with a failing test in the local forge and one

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type RedisServerHandle, startRedisServer } from '@pullwright/queue';
 
 export const DEMO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../demo');
-export const DEMO_TRANSCRIPT = path.join(DEMO_DIR, 'debug-slugify.replay.json');
+const DEMO_TRANSCRIPT = path.join(DEMO_DIR, 'debug-slugify.replay.json');
 
 export interface EmbeddedEnv {
   env: NodeJS.ProcessEnv;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The files `init-secrets` keeps, read by the services through `*_FILE` variables. */
-export const SECRET_FILES = ['api-token', 'verification-key', 'redis-password'] as const;
+const SECRET_FILES = ['api-token', 'verification-key', 'redis-password'] as const;
 
 /**
  * `pullwright init-secrets <dir>`: the compose stack's first step. Creates each missing

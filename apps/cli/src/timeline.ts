@@ -1,4 +1,4 @@
-import type { Operation, OperationStatus } from '@pullwright/core';
+import { type Operation, type OperationEvent, OperationEventType, type OperationStatus } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 
 export async function waitForStatus(
@@ -16,31 +16,56 @@ export async function waitForStatus(
   }
 }
 
-function describe(type: string, data: Record<string, unknown>): string {
-  switch (type) {
-    case 'created':
-      return `created (${String(data.type)} on ${String(data.repo)})`;
-    case 'status':
-      return `→ ${String(data.to)}${data.reason ? `: ${String(data.reason).split('\n')[0]}` : ''}`;
-    case 'step':
-      if (data.step === 'baseline')
-        return `step baseline${data.cached ? ' (cached)' : ''}: ${JSON.stringify(data.checks)}`;
-      return `step ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}${data.branch ? ` ${String(data.branch)}` : ''}`;
-    case 'phase':
-      return `phase ${String(data.phase)}${data.round ? ` (round ${String(data.round)})` : ''}`;
-    case 'evidence':
-      return `evidence: ${data.reproduced ? `red → green on ${(data.green as string[]).length} test(s)` : `not reproduced (${String(data.note)})`}`;
-    case 'checkpoint':
-      return `checkpoint ${String(data.step)}`;
-    case 'model':
-      return `${String(data.role ?? 'model')} turn ${String(data.turn)}${Array.isArray(data.toolCalls) && data.toolCalls.length ? ` → ${data.toolCalls.join(', ')}` : ''}`;
-    case 'tool':
-      return `  ${String(data.name)}: ${String(data.summary)}`;
-    case 'check':
-      return `  check ${String(data.name)}: ${data.passed ? 'pass' : 'FAIL'} (${String(data.durationMs)} ms)`;
-    default:
-      return type;
-  }
+type Line = (data: Record<string, unknown>, type: OperationEventType) => string;
+
+/** The type says what happened; `pullwright` users open the dashboard for the details. */
+const byName: Line = (_data, type) => type;
+
+/** One line per event type: the map names every type, so a new one does not compile until it is here. */
+const LINES: { [T in OperationEventType]: Line } = {
+  created: (data) => `created (${String(data.type)} on ${String(data.repo)})`,
+  status: (data) => `→ ${String(data.to)}${data.reason ? `: ${String(data.reason).split('\n')[0]}` : ''}`,
+  step: (data) =>
+    data.step === 'baseline'
+      ? `step baseline${data.cached ? ' (cached)' : ''}: ${JSON.stringify(data.checks)}`
+      : `step ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}${data.branch ? ` ${String(data.branch)}` : ''}`,
+  phase: (data) => `phase ${String(data.phase)}${data.round ? ` (round ${String(data.round)})` : ''}`,
+  evidence: (data) =>
+    `evidence: ${data.reproduced ? `red → green on ${(data.green as string[]).length} test(s)` : `not reproduced (${String(data.note)})`}`,
+  checkpoint: (data) => `checkpoint ${String(data.step)}`,
+  sandbox: (data) =>
+    data.sandboxed ? `sandbox ${String(data.runner)}` : 'WARNING: checks run without a sandbox (SANDBOX=none)',
+  model: (data) =>
+    `${String(data.role ?? 'model')} turn ${String(data.turn)}${Array.isArray(data.toolCalls) && data.toolCalls.length ? ` → ${data.toolCalls.join(', ')}` : ''}`,
+  tool: (data) => `  ${String(data.name)}: ${String(data.summary)}`,
+  check: (data) => `  check ${String(data.name)}: ${data.passed ? 'pass' : 'FAIL'} (${String(data.durationMs)} ms)`,
+  revision: (data) => `revision ${String(data.state)}${data.headSha ? ` at ${String(data.headSha).slice(0, 12)}` : ''}`,
+  deploy: (data) => `deploy ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}`,
+  stuck: (data) => `stuck in ${String(data.step)} for ${Math.round(Number(data.idleMs) / 1000)} s`,
+  message: byName,
+  waiting: byName,
+  locks_acquired: byName,
+  overlap: byName,
+  risk: byName,
+  approval: byName,
+  approval_pending: byName,
+  auto_approval: byName,
+  cancel_requested: byName,
+  usage: byName,
+  plan_confirmation: byName,
+  base_merged: byName,
+  head_moved: byName,
+  retry_of: byName,
+  retried: byName,
+  slack_session: byName,
+  slack_thread: byName,
+  unstuck: byName,
+};
+
+/** A stored type this build does not know is printed by name. */
+function describe(type: OperationEvent['type'], data: Record<string, unknown>): string {
+  const known = OperationEventType.safeParse(type);
+  return known.success ? LINES[known.data](data, known.data) : type;
 }
 
 /** The operation's event stream as readable lines: what happened, in order. */

@@ -1,7 +1,7 @@
 import type { OperationEvents, OperationStore, RedisClient, RedisKeys } from '@pullwright/queue';
 import { type MetricsStore, stepDurations } from '@pullwright/queue';
 
-export interface JobMetricsDeps {
+interface JobMetricsDeps {
   redis: RedisClient;
   keys: RedisKeys;
   store: OperationStore;

@@ -1,71 +1,64 @@
-import { randomBytes } from 'node:crypto';
 import { bullPrefix, CODE_OPERATIONS_QUEUE, CodeQueue, OperationStore, RedisKeys } from '@pullwright/queue';
+import { redisTest } from '@pullwright/testing';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { StalledJobReaper } from './stalled-job-reaper.ts';
-
-const redis = new Redis(inject('redisUrl'));
-afterAll(() => redis.disconnect());
+import { TEST_OPERATION } from './test-operation.ts';
 
 describe('StalledJobReaper', () => {
-  it('fails the operation of a job BullMQ failed for stalling too often, with a reason', async () => {
-    const prefix = `t${randomBytes(6).toString('hex')}`;
-    const keys = new RedisKeys(prefix);
-    const store = new OperationStore(redis, keys);
-    const queue = new CodeQueue(redis, prefix);
-    const op = await store.create({
-      type: 'debug',
-      repo: 'acme/app',
-      baseBranch: 'main',
-      description: 'x',
-      requester: { source: 'api', user: 'dev' },
-    });
-    await queue.add('run', { opId: op.id });
-    // A worker that takes the job, never renews its lock and never finishes: what a worker
-    // killed mid-job looks like to BullMQ. With maxStalledCount 0 its first stall is final:
-    // BullMQ marks the job and fails it when the worker's free slot fetches it again.
-    const connection = redis.duplicate({ maxRetriesPerRequest: null });
-    let markStarted: () => void = () => {};
-    const started = new Promise<void>((resolve) => {
-      markStarted = resolve;
-    });
-    const worker = new Worker(
-      CODE_OPERATIONS_QUEUE,
-      async () => {
-        await store.transition(op.id, 'running');
-        markStarted();
-        await new Promise(() => undefined);
-      },
-      {
-        connection,
-        prefix: bullPrefix(prefix),
-        lockDuration: 200,
-        stalledInterval: 150,
-        maxStalledCount: 0,
-        skipLockRenewal: true,
-        concurrency: 2,
-      },
-    );
-    const reaper = new StalledJobReaper({ queue: queue.queue, store, maxStalledCount: 0 });
-    try {
-      await started;
-      const deadline = Date.now() + 10_000;
-      let reaped: string[] = [];
-      while (Date.now() < deadline && reaped.length === 0) {
-        await new Promise((r) => setTimeout(r, 100));
-        reaped = await reaper.sweep();
+  redisTest(
+    'fails the operation of a job BullMQ failed for stalling too often, with a reason',
+    async ({ redis, prefix, connect }) => {
+      const keys = new RedisKeys(prefix);
+      const store = new OperationStore(redis, keys);
+      const queue = new CodeQueue(redis, prefix);
+      const op = await store.create(TEST_OPERATION);
+      await queue.add('run', { opId: op.id });
+      // A worker that takes the job, never renews its lock and never finishes: what a worker
+      // killed mid-job looks like to BullMQ. With maxStalledCount 0 its first stall is final:
+      // BullMQ marks the job and fails it when the worker's free slot fetches it again.
+      // BullMQ needs unlimited retries on its blocking connection.
+      const connection = connect({ maxRetriesPerRequest: null });
+      let markStarted: () => void = () => {};
+      const started = new Promise<void>((resolve) => {
+        markStarted = resolve;
+      });
+      const worker = new Worker(
+        CODE_OPERATIONS_QUEUE,
+        async () => {
+          await store.transition(op.id, 'running');
+          markStarted();
+          await new Promise(() => undefined);
+        },
+        {
+          connection,
+          prefix: bullPrefix(prefix),
+          lockDuration: 200,
+          stalledInterval: 150,
+          maxStalledCount: 0,
+          skipLockRenewal: true,
+          concurrency: 2,
+        },
+      );
+      const reaper = new StalledJobReaper({ queue: queue.queue, store, maxStalledCount: 0 });
+      try {
+        await started;
+        const deadline = Date.now() + 10_000;
+        let reaped: string[] = [];
+        while (Date.now() < deadline && reaped.length === 0) {
+          await new Promise((r) => setTimeout(r, 100));
+          reaped = await reaper.sweep();
+        }
+        expect(reaped).toEqual([op.id]);
+        const failed = await store.get(op.id);
+        expect(failed.status).toBe('failed');
+        expect(failed.error).toContain('its worker died 1 time while running it');
+        // A second pass (another worker's) finds nothing left to do.
+        expect(await reaper.sweep()).toEqual([]);
+      } finally {
+        await worker.close(true);
+        await queue.close();
       }
-      expect(reaped).toEqual([op.id]);
-      const failed = await store.get(op.id);
-      expect(failed.status).toBe('failed');
-      expect(failed.error).toContain('its worker died 1 time while running it');
-      // A second pass (another worker's) finds nothing left to do.
-      expect(await reaper.sweep()).toEqual([]);
-    } finally {
-      await worker.close(true);
-      connection.disconnect();
-      await queue.close();
-    }
-  });
+    },
+  );
 });

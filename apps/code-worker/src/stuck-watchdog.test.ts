@@ -1,59 +1,47 @@
-import { randomBytes } from 'node:crypto';
 import { OperationEvents, OperationStore, RedisKeys } from '@pullwright/queue';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { redisTest } from '@pullwright/testing';
+import { describe, expect } from 'vitest';
 import { StuckWatchdog } from './stuck-watchdog.ts';
-
-const redis = new Redis(inject('redisUrl'));
-afterAll(() => redis.disconnect());
+import { TEST_OPERATION } from './test-operation.ts';
 
 describe('StuckWatchdog', () => {
-  it('reports a running step that went quiet, once, and clears the report on the next event', async () => {
-    const keys = new RedisKeys(`t${randomBytes(6).toString('hex')}`);
+  redisTest(
+    'reports a running step that went quiet, once, and clears the report on the next event',
+    async ({ redis, prefix }) => {
+      const keys = new RedisKeys(prefix);
+      const store = new OperationStore(redis, keys);
+      const events = new OperationEvents(redis, keys);
+      const op = await store.create(TEST_OPERATION);
+      await store.transition(op.id, 'running');
+      await events.append(op.id, 'step', { step: 'verify', state: 'started' });
+      let now = Date.now();
+      const watchdog = new StuckWatchdog({ redis, keys, store, stuckAfterMs: 60_000, now: () => now });
+      watchdog.track(op.id);
+
+      expect(await watchdog.check()).toEqual([]);
+      now += 61_000;
+      expect(await watchdog.check()).toEqual([op.id]);
+      const stuck = await store.get(op.id);
+      expect(stuck.stuck).toMatchObject({ step: 'verify' });
+      expect(stuck.stuck!.idleMs).toBeGreaterThanOrEqual(60_000);
+      // Its own report is not progress, and one silence is reported once.
+      now += 61_000;
+      expect(await watchdog.check()).toEqual([]);
+      const types = (await events.list(op.id)).map((e) => e.type);
+      expect(types.filter((t) => t === 'stuck')).toHaveLength(1);
+
+      await new Promise((r) => setTimeout(r, 5));
+      await events.append(op.id, 'check', { name: 'test', passed: true });
+      expect(await watchdog.check()).toEqual([]);
+      expect((await store.get(op.id)).stuck).toBeUndefined();
+      expect((await events.list(op.id)).at(-1)?.type).toBe('unstuck');
+    },
+  );
+
+  redisTest("leaves an operation that waits for another one's locks alone", async ({ redis, prefix }) => {
+    const keys = new RedisKeys(prefix);
     const store = new OperationStore(redis, keys);
-    const events = new OperationEvents(redis, keys);
-    const op = await store.create({
-      type: 'debug',
-      repo: 'acme/app',
-      baseBranch: 'main',
-      description: 'x',
-      requester: { source: 'api', user: 'dev' },
-    });
-    await store.transition(op.id, 'running');
-    await events.append(op.id, 'step', { step: 'verify', state: 'started' });
-    let now = Date.now();
-    const watchdog = new StuckWatchdog({ redis, keys, store, stuckAfterMs: 60_000, now: () => now });
-    watchdog.track(op.id);
-
-    expect(await watchdog.check()).toEqual([]);
-    now += 61_000;
-    expect(await watchdog.check()).toEqual([op.id]);
-    const stuck = await store.get(op.id);
-    expect(stuck.stuck).toMatchObject({ step: 'verify' });
-    expect(stuck.stuck!.idleMs).toBeGreaterThanOrEqual(60_000);
-    // Its own report is not progress, and one silence is reported once.
-    now += 61_000;
-    expect(await watchdog.check()).toEqual([]);
-    const types = (await events.list(op.id)).map((e) => e.type);
-    expect(types.filter((t) => t === 'stuck')).toHaveLength(1);
-
-    await new Promise((r) => setTimeout(r, 5));
-    await events.append(op.id, 'check', { name: 'test', passed: true });
-    expect(await watchdog.check()).toEqual([]);
-    expect((await store.get(op.id)).stuck).toBeUndefined();
-    expect((await events.list(op.id)).at(-1)?.type).toBe('unstuck');
-  });
-
-  it("leaves an operation that waits for another one's locks alone", async () => {
-    const keys = new RedisKeys(`t${randomBytes(6).toString('hex')}`);
-    const store = new OperationStore(redis, keys);
-    const op = await store.create({
-      type: 'fix',
-      repo: 'acme/app',
-      baseBranch: 'main',
-      description: 'y',
-      requester: { source: 'api', user: 'dev' },
-    });
+    const op = await store.create({ ...TEST_OPERATION, type: 'fix', description: 'y' });
     await store.transition(op.id, 'running', {
       waiting: { files: ['src/a.ts'], holder: 'other', since: new Date().toISOString() },
     });

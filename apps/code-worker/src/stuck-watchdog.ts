@@ -1,4 +1,10 @@
-import { isPullwrightError, type Logger, type Operation, silentLogger } from '@pullwright/core';
+import {
+  isPullwrightError,
+  type Logger,
+  type Operation,
+  type OperationEventInput,
+  silentLogger,
+} from '@pullwright/core';
 import type { OperationStore, RedisClient, RedisKeys } from '@pullwright/queue';
 
 /** The watchdog's own events: they report silence, so they are not progress. */
@@ -90,19 +96,20 @@ export class StuckWatchdog {
     // Waiting for another operation's files, or for a person to confirm the plan, is not being stuck.
     if (op.status !== 'running' || op.waiting || op.planConfirmation?.state === 'pending') return false;
     if (op.stuck && Date.parse(op.stuck.since) < lastMs) {
-      await this.write(opId, (cur) => withoutStuck(cur), 'unstuck', { afterMs: lastMs - Date.parse(op.stuck.since) });
+      await this.write(opId, (cur) => withoutStuck(cur), {
+        type: 'unstuck',
+        data: { afterMs: lastMs - Date.parse(op.stuck.since) },
+      });
       return false;
     }
     if (idleMs < this.options.stuckAfterMs || op.stuck) return false;
     const step = progress.find((e) => e.step !== undefined)?.step ?? last.type;
     const since = new Date(lastMs).toISOString();
     this.logger.warn({ opId, step, idleMs }, 'operation is stuck: no event for too long');
-    await this.write(
-      opId,
-      (cur) => ({ ...cur, stuck: { step, since, idleMs }, updatedAt: new Date().toISOString() }),
-      'stuck',
-      { step, idleMs, since },
-    );
+    await this.write(opId, (cur) => ({ ...cur, stuck: { step, since, idleMs }, updatedAt: new Date().toISOString() }), {
+      type: 'stuck',
+      data: { step, idleMs, since },
+    });
     return true;
   }
 
@@ -128,14 +135,9 @@ export class StuckWatchdog {
     });
   }
 
-  private async write(
-    opId: string,
-    change: (op: Operation) => Operation,
-    type: string,
-    data: Record<string, unknown>,
-  ): Promise<void> {
+  private async write(opId: string, change: (op: Operation) => Operation, event: OperationEventInput): Promise<void> {
     try {
-      await this.options.store.update(opId, change, { type, data });
+      await this.options.store.update(opId, change, event);
     } catch (err) {
       if (!isPullwrightError(err)) throw err;
       this.logger.warn({ opId, err: err.message }, 'watchdog could not update the operation');

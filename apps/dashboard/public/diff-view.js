@@ -1,14 +1,20 @@
 // The pull request's diff, one block per file, lines numbered and coloured by the server's parse.
 import { fill, h, notice } from './dom.js';
 
-const STATUS_WORDS = { added: 'added', deleted: 'deleted', modified: 'modified', renamed: 'renamed' };
+const STATUS_WORDS = { added: 'added', deleted: 'deleted', modified: 'modified', renamed: 'renamed', copied: 'copied' };
 
 function fileBlock(file, index) {
   const title = file.oldPath ? `${file.oldPath} → ${file.path}` : file.path;
   const body = file.binary
     ? h('p', { class: 'muted diff-note' }, 'Binary file — not shown.')
     : file.lines.length === 0
-      ? h('p', { class: 'muted diff-note' }, 'No content changes (mode or name only).')
+      ? h(
+          'p',
+          { class: 'muted diff-note' },
+          file.oldMode && file.newMode
+            ? `Mode ${file.oldMode} → ${file.newMode}; no content changes.`
+            : 'No content changes (name only).',
+        )
       : h(
           'div',
           { class: 'diff-scroll' },

@@ -1,22 +1,10 @@
 // The operations list: filters, live updates from /v1/events, and queue health.
-import { api, recheckSession } from './api.js';
-import {
-  age,
-  button,
-  coalesced,
-  cost,
-  fill,
-  h,
-  notice,
-  STATUS_LABELS,
-  setLive,
-  sourceBadge,
-  statusBadge,
-} from './dom.js';
+import { api } from './api.js';
+import { age, button, coalesced, cost, fill, h, notice, STATUS_LABELS, sourceBadge, statusBadge } from './dom.js';
+import { liveStream } from './live-stream.js';
 import { queueHealth } from './queue-health.js';
 
 const REPO = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
-const RECONNECT_MS = 5000;
 
 function firstLine(text) {
   return text.split('\n')[0];
@@ -203,25 +191,14 @@ export function listView(root, _session, params) {
     healthTimer = setTimeout(refreshHealth, 1000);
   };
 
-  let source;
-  let reconnect;
-  function connect() {
-    source = new EventSource('/v1/events');
-    source.addEventListener('ready', () => {
-      setLive('live', 'Live');
-      // Whatever happened while (re)connecting is in the list we load now.
-      scheduleLoad();
-    });
-    source.addEventListener('feed', scheduleLoad);
-    source.addEventListener('error', async () => {
-      if (source.readyState !== EventSource.CLOSED) return setLive('reconnecting', 'Reconnecting…');
-      setLive('offline', 'Offline');
-      // A stream refused outright: the session may have ended (that signs out), or the server is down.
-      if (!(await recheckSession().catch(() => true))) return;
-      reconnect = setTimeout(connect, RECONNECT_MS);
-    });
-  }
-  connect();
+  const stopStream = liveStream({
+    url: () => '/v1/events',
+    event: 'feed',
+    onEvent: scheduleLoad,
+    liveOn: 'ready',
+    // Whatever happened while (re)connecting is in the list we load now.
+    onLive: scheduleLoad,
+  });
   load();
   const ticker = setInterval(() => {
     renderRows();
@@ -229,10 +206,9 @@ export function listView(root, _session, params) {
   }, 15_000);
 
   return () => {
-    source?.close();
+    stopStream();
     clearTimeout(timer);
     clearTimeout(healthTimer);
-    clearTimeout(reconnect);
     clearInterval(ticker);
   };
 }

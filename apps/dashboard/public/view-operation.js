@@ -1,5 +1,5 @@
 // One operation: live timeline, progress, summary, checks, findings, diff, transcript, actions.
-import { api, recheckSession } from './api.js';
+import { api } from './api.js';
 import { diffLoading, renderDiff } from './diff-view.js';
 import {
   age,
@@ -12,31 +12,17 @@ import {
   h,
   notice,
   STATUS_LABELS,
-  setLive,
   shortSha,
   sourceBadge,
   statusBadge,
   tokens,
 } from './dom.js';
-import { currentStep, describeEvent } from './timeline.js';
+import { liveStream } from './live-stream.js';
+import { CHANGES_RECORD, currentStep, describeEvent } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
-/** Events that change the operation record: fetch it again when one arrives. */
-const RECORD_EVENTS = new Set([
-  'status',
-  'step',
-  'phase',
-  'usage',
-  'check',
-  'evidence',
-  'checkpoint',
-  'created',
-  'cancel_requested',
-  'retried',
-]);
 /** Too frequent or too internal for the timeline; they still refresh the record. */
 const QUIET_EVENTS = new Set(['usage', 'checkpoint']);
-const RECONNECT_MS = 5000;
 
 function card(title, id, ...children) {
   return h('section', { class: 'card', id }, h('h2', { class: 'card-title' }, title), children);
@@ -165,17 +151,22 @@ function renderReview(review) {
           review.reasons.map((r) => h('li', {}, r)),
         )
       : null,
-    review.must_fix?.length
-      ? [
-          h('h3', {}, 'Must fix'),
-          h(
-            'ul',
-            { class: 'bullets' },
-            review.must_fix.map((r) => h('li', {}, r)),
-          ),
-        ]
-      : null,
+    titledBullets('Must fix', review.must_fix),
   );
+}
+
+/** A heading and its bullet list; nothing when the list is missing or empty. */
+function titledBullets(title, items) {
+  return items?.length
+    ? [
+        h('h3', {}, title),
+        h(
+          'ul',
+          { class: 'bullets' },
+          items.map((r) => h('li', {}, r)),
+        ),
+      ]
+    : null;
 }
 
 function renderPlan(plan) {
@@ -203,16 +194,7 @@ function renderPlan(plan) {
           ),
         )
       : h('pre', { class: 'pre small' }, JSON.stringify(plan, null, 2)),
-    plan.risks?.length
-      ? [
-          h('h3', {}, 'Risks noted'),
-          h(
-            'ul',
-            { class: 'bullets' },
-            plan.risks.map((r) => h('li', {}, r)),
-          ),
-        ]
-      : null,
+    titledBullets('Risks noted', plan.risks),
   );
 }
 
@@ -770,27 +752,23 @@ export function operationView(root, id, session) {
     refreshTimer = setTimeout(refresh, 150);
   };
 
-  let source;
-  let reconnect;
+  let stopStream = () => {};
   function connect() {
-    const last = events.at(-1)?.id;
-    source = new EventSource(`/v1/operations/${id}/events${last ? `?after=${encodeURIComponent(last)}` : ''}`);
-    source.addEventListener('open', () => setLive('live', 'Live'));
-    source.addEventListener('operation', (message) => {
-      const e = JSON.parse(message.data);
-      if (seen.has(e.id)) return;
-      seen.add(e.id);
-      events.push(e);
-      appendEvent(e);
-      if (RECORD_EVENTS.has(e.type)) scheduleRefresh();
-      else renderProgress();
-    });
-    source.addEventListener('error', async () => {
-      if (source.readyState !== EventSource.CLOSED) return setLive('reconnecting', 'Reconnecting…');
-      setLive('offline', 'Offline');
-      if (!(await recheckSession().catch(() => true)) || closed) return;
+    stopStream = liveStream({
       // Resumes after the last event this page holds (?after=), so nothing is lost or repeated.
-      reconnect = setTimeout(connect, RECONNECT_MS);
+      url: () => {
+        const last = events.at(-1)?.id;
+        return `/v1/operations/${id}/events${last ? `?after=${encodeURIComponent(last)}` : ''}`;
+      },
+      event: 'operation',
+      onEvent: (e) => {
+        if (seen.has(e.id)) return;
+        seen.add(e.id);
+        events.push(e);
+        appendEvent(e);
+        if (CHANGES_RECORD[e.type]) scheduleRefresh();
+        else renderProgress();
+      },
     });
   }
 
@@ -855,8 +833,7 @@ export function operationView(root, id, session) {
   const ticker = setInterval(() => op && renderProgress(), 1000);
   return () => {
     closed = true;
-    source?.close();
-    clearTimeout(reconnect);
+    stopStream();
     clearTimeout(refreshTimer);
     clearInterval(ticker);
   };

@@ -1,6 +1,7 @@
 export * from './agent-loop.ts';
 export * from './budget-tracker.ts';
 export * from './check-failures.ts';
+export * from './extract-model-json.ts';
 export * from './model-provider.ts';
 export * from './providers/index.ts';
 export * from './replay-provider.ts';

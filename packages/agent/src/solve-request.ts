@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from './agent-loop.ts';
 import type { BudgetTracker } from './budget-tracker.ts';
 import { failureFingerprint } from './check-failures.ts';
+import { extractModelJson, type Parsed } from './extract-model-json.ts';
 import type { ModelMessage, ModelProvider } from './model-provider.ts';
-import { type Parsed, Plan, parseRoleOutput, Review } from './role-outputs.ts';
+import { Plan, Review } from './role-outputs.ts';
 import {
   type AgentTaskType,
   coderPrompt,
@@ -393,7 +394,7 @@ async function askForJson<S extends z.ZodType>(
 ): Promise<{ parsed: Parsed<z.infer<S>> } | { stop: AgentLoopResult }> {
   const first = await loop(role, system, task, tools);
   if (first.stop !== 'completed') return { stop: first };
-  const parsed = parseRoleOutput(schema, first.finalText);
+  const parsed = extractModelJson(schema, first.finalText);
   if (parsed.ok) return { parsed };
   const messages: ModelMessage[] = [
     ...first.messages,
@@ -409,5 +410,5 @@ async function askForJson<S extends z.ZodType>(
   ];
   const second = await loop(role, system, task, tools, messages);
   if (second.stop !== 'completed') return { stop: second };
-  return { parsed: parseRoleOutput(schema, second.finalText) };
+  return { parsed: extractModelJson(schema, second.finalText) };
 }

@@ -23,7 +23,7 @@ interface CachedToken {
   expiresAt: number;
 }
 
-export interface GitHubInstallationTokensOptions {
+interface GitHubInstallationTokensOptions {
   refreshMarginMs?: number;
   /** Every minted token is handed here first, so the process Redactor masks it everywhere. */
   onToken?: (token: string) => void;

@@ -1,13 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { redisTest as test } from '@pullwright/testing';
+import { describe, expect } from 'vitest';
 import { BranchRegistry } from './branch-registry.ts';
-import { testRedis } from './test-redis.ts';
 
-const t = testRedis();
 const REPO = 'acme/widgets';
 
 describe('BranchRegistry', () => {
-  it('registers, lists and drops open branches', async () => {
-    const registry = new BranchRegistry(t.connect(), { prefix: t.prefix });
+  test('registers, lists and drops open branches', async ({ redis, prefix }) => {
+    const registry = new BranchRegistry(redis, { prefix });
     const entry = await registry.register(REPO, 'agent/op2-b', { opId: 'op2', files: ['z.ts', 'a.ts', 'a.ts'] });
     expect(entry).toMatchObject({ branch: 'agent/op2-b', opId: 'op2', files: ['a.ts', 'z.ts'] });
     expect(entry).not.toHaveProperty('prNumber');
@@ -25,15 +24,18 @@ describe('BranchRegistry', () => {
     expect((await registry.list('acme/other')).map((b) => b.branch)).toEqual(['agent/op3']);
   });
 
-  it('registers idempotently: a retried publish updates the entry instead of adding one', async () => {
-    const registry = new BranchRegistry(t.connect(), { prefix: t.prefix });
+  test('registers idempotently: a retried publish updates the entry instead of adding one', async ({
+    redis,
+    prefix,
+  }) => {
+    const registry = new BranchRegistry(redis, { prefix });
     await registry.register(REPO, 'agent/op1', { opId: 'op1', files: ['a.ts'] });
     await registry.register(REPO, 'agent/op1', { opId: 'op1', files: ['a.ts', 'b.ts'], prNumber: 3 });
     expect(await registry.list(REPO)).toMatchObject([{ branch: 'agent/op1', files: ['a.ts', 'b.ts'], prNumber: 3 }]);
   });
 
-  it('finds open branches touching any of the files, except the excluded one', async () => {
-    const registry = new BranchRegistry(t.connect(), { prefix: t.prefix });
+  test('finds open branches touching any of the files, except the excluded one', async ({ redis, prefix }) => {
+    const registry = new BranchRegistry(redis, { prefix });
     await registry.register(REPO, 'agent/op1', { opId: 'op1', files: ['src/a.ts', 'src/b.ts'], prNumber: 1 });
     await registry.register(REPO, 'agent/op2', { opId: 'op2', files: ['src/b.ts', 'src/c.ts'] });
     await registry.register(REPO, 'agent/op3', { opId: 'op3', files: ['docs/x.md'] });
@@ -47,8 +49,8 @@ describe('BranchRegistry', () => {
     expect(await registry.overlaps(REPO, ['nothing.ts'])).toEqual([]);
   });
 
-  it('refuses a bad repo, branch or owner', async () => {
-    const registry = new BranchRegistry(t.connect(), { prefix: t.prefix });
+  test('refuses a bad repo, branch or owner', async ({ redis, prefix }) => {
+    const registry = new BranchRegistry(redis, { prefix });
     await expect(registry.register('bad', 'b', { opId: 'op1', files: [] })).rejects.toMatchObject({
       code: 'validation_failed',
     });

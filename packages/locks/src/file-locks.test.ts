@@ -1,22 +1,37 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PullwrightError } from '@pullwright/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { redisTest } from '@pullwright/testing';
+import { describe, expect } from 'vitest';
 import { FileLocks } from './file-locks.ts';
 import { LockWaitError } from './lock-wait-error.ts';
-import { testRedis } from './test-redis.ts';
+import { lostReports } from './lost-reports.ts';
+import { untilSubscribed } from './until-subscribed.ts';
 
-const t = testRedis();
 const REPO = 'acme/widgets';
-const open: FileLocks[] = [];
+/**
+ * Leases the tests let run out. Waiting for expiry is safe under load (a late wake-up only
+ * waits longer), so these stay short; every wait is a multiple of the lease it outlasts.
+ */
+const SHORT_LEASE_MS = 100;
+/**
+ * Leases the tests rely on staying alive while a keeper renews them (every third of it). A
+ * renewal is lost only when the event loop or Redis stalls for two thirds of the lease: 600 ms
+ * on a loaded 2-core runner, against stalls of ~100 ms seen there.
+ */
+const KEPT_LEASE_MS = 900;
+/** Waiters that must be woken by a message or an expiry, never by this poll. */
+const LONG_POLL_MS = 30_000;
 
-function locks(options: { pollMs?: number; defaultLeaseMs?: number } = {}): FileLocks {
-  const instance = new FileLocks(t.connect(), { prefix: t.prefix, ...options });
-  open.push(instance);
-  return instance;
-}
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((l) => l.close()));
+const test = redisTest.extend<{ locks: (options?: { pollMs?: number; defaultLeaseMs?: number }) => FileLocks }>({
+  locks: async ({ connect, prefix }, use) => {
+    const open: FileLocks[] = [];
+    await use((options = {}) => {
+      const instance = new FileLocks(connect(), { prefix, ...options });
+      open.push(instance);
+      return instance;
+    });
+    await Promise.all(open.map((l) => l.close()));
+  },
 });
 
 async function expectError(promise: Promise<unknown>, code: string): Promise<PullwrightError> {
@@ -30,7 +45,7 @@ async function expectError(promise: Promise<unknown>, code: string): Promise<Pul
 }
 
 describe('FileLocks.acquire', () => {
-  it('grants every path, sorted and de-duplicated, with a fencing token', async () => {
+  test('grants every path, sorted and de-duplicated, with a fencing token', async ({ locks }) => {
     const l = locks();
     const grant = await l.acquire(REPO, ['src/b.ts', 'src/a.ts', 'src/b.ts'], { opId: 'op1' });
     expect(grant).toEqual({ ok: true, token: 1, paths: ['src/a.ts', 'src/b.ts'] });
@@ -44,7 +59,7 @@ describe('FileLocks.acquire', () => {
     expect(holders[0]!.expiresInMs).toBeGreaterThan(29 * 60_000);
   });
 
-  it('is all or nothing and names every path held by someone else', async () => {
+  test('is all or nothing and names every path held by someone else', async ({ locks }) => {
     const l = locks();
     await l.acquire(REPO, ['a.ts', 'c.ts'], { opId: 'op1' });
     const refused = await l.acquire(REPO, ['a.ts', 'b.ts', 'c.ts'], { opId: 'op2' });
@@ -60,7 +75,7 @@ describe('FileLocks.acquire', () => {
     expect(await l.acquire(REPO, ['b.ts'], { opId: 'op3' })).toMatchObject({ ok: true, paths: ['b.ts'] });
   });
 
-  it('lets exactly one of many racing clients win an overlapping set', async () => {
+  test('lets exactly one of many racing clients win an overlapping set', async ({ locks }) => {
     const clients = Array.from({ length: 10 }, () => locks());
     const results = await Promise.all(
       clients.map((l, i) => l.acquire(REPO, [`own-${i}.ts`, 'shared.ts'], { opId: `op${i}` })),
@@ -70,10 +85,11 @@ describe('FileLocks.acquire', () => {
     expect(await clients[0]!.holders(REPO)).toHaveLength(2);
   });
 
-  it('re-grants paths the owner already holds with a higher token and the original since', async () => {
+  test('re-grants paths the owner already holds with a higher token and the original since', async ({ locks }) => {
     const l = locks();
     await l.acquire(REPO, ['a.ts'], { opId: 'op1' });
     const before = await l.holders(REPO);
+    // A later re-grant, so a refreshed `since` would differ.
     await sleep(5);
     const again = await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' });
     expect(again).toEqual({ ok: true, token: 2, paths: ['a.ts', 'b.ts'] });
@@ -82,26 +98,30 @@ describe('FileLocks.acquire', () => {
     expect(after[0]!.since).toBe(before[0]!.since);
   });
 
-  it('keeps one counter per repo and puts every key under the prefix and the repo hash tag', async () => {
+  test('keeps one counter per repo and puts every key under the prefix and the repo hash tag', async ({
+    locks,
+    keys: keysOf,
+    prefix,
+  }) => {
     const l = locks();
     expect(await l.acquire(REPO, ['a.ts'], { opId: 'op1' })).toMatchObject({ token: 1 });
     expect(await l.acquire(REPO, ['b.ts'], { opId: 'op2' })).toMatchObject({ token: 2 });
     expect(await l.acquire('acme/other', ['a.ts'], { opId: 'op3' })).toMatchObject({ token: 1 });
-    const keys = await t.keys(`${t.prefix}:*`);
+    const keys = await keysOf(`${prefix}:*`);
     expect(keys.length).toBeGreaterThanOrEqual(8);
-    for (const key of keys) expect(key).toMatch(new RegExp(`^${t.prefix}:\\{acme/(widgets|other)\\}:`));
+    for (const key of keys) expect(key).toMatch(new RegExp(`^${prefix}:\\{acme/(widgets|other)\\}:`));
   });
 
-  it('frees a lock when its lease runs out, and the next grant gets a higher token', async () => {
+  test('frees a lock when its lease runs out, and the next grant gets a higher token', async ({ locks }) => {
     const l = locks();
-    const first = await l.acquire(REPO, ['a.ts'], { opId: 'op1' }, 100);
-    expect((await l.acquire(REPO, ['a.ts'], { opId: 'op2' }, 100)).ok).toBe(false);
-    await sleep(130);
+    const first = await l.acquire(REPO, ['a.ts'], { opId: 'op1' }, SHORT_LEASE_MS);
+    expect((await l.acquire(REPO, ['a.ts'], { opId: 'op2' }, SHORT_LEASE_MS)).ok).toBe(false);
+    await sleep(SHORT_LEASE_MS * 1.5);
     const second = await l.acquire(REPO, ['a.ts'], { opId: 'op2' }, 1000);
     expect(second.ok && first.ok && second.token > first.token).toBe(true);
   });
 
-  it('keeps owner ids with spaces and digits intact through the stored lock value', async () => {
+  test('keeps owner ids with spaces and digits intact through the stored lock value', async ({ locks }) => {
     const l = locks();
     const opId = '12 34 op with spaces';
     await l.acquire(REPO, ['a.ts'], { opId });
@@ -115,7 +135,7 @@ describe('FileLocks.acquire', () => {
     expect(await l.release(REPO, opId)).toEqual(['a.ts']);
   });
 
-  it('refuses bad input with validation errors', async () => {
+  test('refuses bad input with validation errors', async ({ locks, connect }) => {
     const l = locks();
     await expectError(l.acquire('not a repo', ['a.ts'], { opId: 'op1' }), 'validation_failed');
     await expectError(l.acquire('acme/{x}', ['a.ts'], { opId: 'op1' }), 'validation_failed');
@@ -124,26 +144,27 @@ describe('FileLocks.acquire', () => {
     await expectError(l.acquire(REPO, ['a.ts'], { opId: '' }), 'validation_failed');
     await expectError(l.acquire(REPO, ['a.ts'], { opId: 'op1' }, 0), 'validation_failed');
     await expectError(l.acquire(REPO, ['a.ts'], { opId: 'op1' }, 1.5), 'validation_failed');
-    expect(() => new FileLocks(t.connect(), { prefix: 'p{x}' })).toThrow(PullwrightError);
+    expect(() => new FileLocks(connect(), { prefix: 'p{x}' })).toThrow(PullwrightError);
     expect(await l.holders(REPO)).toEqual([]);
   });
 });
 
 describe('FileLocks.renew', () => {
-  it('extends the owner’s locks to the new lease', async () => {
+  test('extends the owner’s locks to the new lease', async ({ locks }) => {
     const l = locks();
-    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, 200);
+    // Long enough that no stall between acquire and renew lets it run out; the renewal's
+    // 60 s are what the holders must show, far above it.
+    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, 10_000);
     expect(await l.renew(REPO, 'op1', 60_000)).toEqual({ renewed: ['a.ts', 'b.ts'], lost: [] });
-    await sleep(250);
     const holders = await l.holders(REPO);
     expect(holders.map((h) => h.opId)).toEqual(['op1', 'op1']);
     expect(holders[0]!.expiresInMs).toBeGreaterThan(50_000);
   });
 
-  it('reports a lock taken over after expiry as lost and never extends the new holder’s lease', async () => {
+  test('reports a lock taken over after expiry as lost and never extends the new holder’s lease', async ({ locks }) => {
     const l = locks();
-    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, 100);
-    await sleep(130);
+    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, SHORT_LEASE_MS);
+    await sleep(SHORT_LEASE_MS * 1.5);
     await l.acquire(REPO, ['a.ts'], { opId: 'op2' }, 500);
     expect(await l.renew(REPO, 'op1', 60_000)).toEqual({ renewed: [], lost: ['a.ts', 'b.ts'] });
     const [holder] = await l.holders(REPO);
@@ -155,7 +176,7 @@ describe('FileLocks.renew', () => {
 });
 
 describe('FileLocks.release', () => {
-  it('frees the owner’s locks and returns them', async () => {
+  test('frees the owner’s locks and returns them', async ({ locks }) => {
     const l = locks();
     await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' });
     await l.acquire(REPO, ['c.ts'], { opId: 'op2' });
@@ -164,10 +185,10 @@ describe('FileLocks.release', () => {
     expect(await l.release(REPO, 'op1')).toEqual([]);
   });
 
-  it('never deletes a lock that another operation took after the lease ran out', async () => {
+  test('never deletes a lock that another operation took after the lease ran out', async ({ locks }) => {
     const l = locks();
-    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, 40);
-    await sleep(60);
+    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, SHORT_LEASE_MS);
+    await sleep(SHORT_LEASE_MS * 1.5);
     const taken = await l.acquire(REPO, ['a.ts'], { opId: 'op2' });
     expect(await l.release(REPO, 'op1')).toEqual([]);
     const [holder] = await l.holders(REPO);
@@ -176,64 +197,66 @@ describe('FileLocks.release', () => {
 });
 
 describe('FileLocks.holders', () => {
-  it('lists live locks of all operations and forgets dead ones', async () => {
+  test('lists live locks of all operations and forgets dead ones', async ({ locks, connect, prefix }) => {
     const l = locks();
-    const redis = t.connect();
+    const redis = connect();
     await l.acquire(REPO, ['z.ts'], { opId: 'live' });
-    await l.acquire(REPO, ['a.ts'], { opId: 'dead' }, 30);
+    await l.acquire(REPO, ['a.ts'], { opId: 'dead' }, SHORT_LEASE_MS);
     await l.acquire('acme/other', ['x.ts'], { opId: 'elsewhere' });
-    // Past the lease and the owner index's second lease.
-    await sleep(80);
+    // Past the lease and the owner index's second lease (2 × lease).
+    await sleep(SHORT_LEASE_MS * 2.5);
     expect((await l.holders(REPO)).map((h) => [h.path, h.opId])).toEqual([['z.ts', 'live']]);
-    expect(await redis.smembers(`${t.prefix}:{${REPO}}:ops`)).toEqual(['live']);
+    expect(await redis.smembers(`${prefix}:{${REPO}}:ops`)).toEqual(['live']);
   });
 });
 
 describe('FileLocks.waitFor', () => {
-  it('returns at once when the paths are free', async () => {
+  test('returns at once when the paths are free', async ({ locks }) => {
     const l = locks();
     await l.acquire(REPO, ['other.ts'], { opId: 'op1' });
     await l.waitFor(REPO, ['a.ts'], { timeoutMs: 50 });
   });
 
-  it('wakes on the release message, long before the next poll', async () => {
+  test('wakes on the release message, long before the next poll', async ({ locks, connect, prefix }) => {
     const holder = locks();
-    const waiter = locks({ pollMs: 30_000 });
+    const waiter = locks({ pollMs: LONG_POLL_MS });
     await holder.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' });
     const started = performance.now();
-    const waiting = waiter.waitFor(REPO, ['b.ts'], { timeoutMs: 10_000 });
-    await sleep(50);
+    const waiting = waiter.waitFor(REPO, ['b.ts'], { timeoutMs: LONG_POLL_MS });
+    await untilSubscribed(connect(), prefix, REPO, 1);
     await holder.release(REPO, 'op1');
     await waiting;
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Only the message can have woken it: the poll and the timeout are both LONG_POLL_MS away.
+    expect(performance.now() - started).toBeLessThan(LONG_POLL_MS / 2);
   });
 
-  it('wakes when the blocking lease runs out, with no message sent', async () => {
+  test('wakes when the blocking lease runs out, with no message sent', async ({ locks }) => {
     const holder = locks();
-    const waiter = locks({ pollMs: 30_000 });
-    await holder.acquire(REPO, ['a.ts'], { opId: 'dead' }, 150);
-    const started = performance.now();
-    await waiter.waitFor(REPO, ['a.ts'], { timeoutMs: 10_000 });
-    const waited = performance.now() - started;
-    expect(waited).toBeGreaterThan(100);
-    expect(waited).toBeLessThan(1000);
+    const waiter = locks({ pollMs: LONG_POLL_MS });
+    const sent = performance.now();
+    await holder.acquire(REPO, ['a.ts'], { opId: 'dead' }, SHORT_LEASE_MS);
+    await waiter.waitFor(REPO, ['a.ts'], { timeoutMs: LONG_POLL_MS });
+    const waited = performance.now() - sent;
+    // Not before the lease ran out (Redis started it after we sent the acquire; 1 ms for its
+    // clock's rounding), and long before the poll or the timeout could have ended the wait.
+    expect(waited).toBeGreaterThanOrEqual(SHORT_LEASE_MS - 1);
+    expect(waited).toBeLessThan(LONG_POLL_MS / 2);
   });
 
-  it('falls back to polling when the release message is missed', async () => {
+  test('falls back to polling when the release message is missed', async ({ locks, connect, prefix }) => {
     const holder = locks();
     const waiter = locks({ pollMs: 100 });
-    const redis = t.connect();
+    const redis = connect();
     await holder.acquire(REPO, ['a.ts'], { opId: 'op1' });
-    const waiting = waiter.waitFor(REPO, ['a.ts'], { timeoutMs: 10_000 });
-    await sleep(50);
-    // Freed without a PUBLISH, as when the message is lost during a reconnect.
-    await redis.del(`${t.prefix}:{${REPO}}:file:a.ts`);
-    const started = performance.now();
+    const waiting = waiter.waitFor(REPO, ['a.ts'], { timeoutMs: LONG_POLL_MS });
+    await untilSubscribed(redis, prefix, REPO, 1);
+    // Freed without a PUBLISH, as when the message is lost during a reconnect: only a poll
+    // (every 100 ms) can notice before the LONG_POLL_MS timeout fails the wait.
+    await redis.del(`${prefix}:{${REPO}}:file:a.ts`);
     await waiting;
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
-  it('times out with a conflict naming the holder', async () => {
+  test('times out with a conflict naming the holder', async ({ locks }) => {
     const l = locks({ pollMs: 20 });
     await l.acquire(REPO, ['a.ts'], { opId: 'op1' });
     const err = await expectError(l.waitFor(REPO, ['a.ts'], { timeoutMs: 80 }), 'conflict');
@@ -246,61 +269,68 @@ describe('FileLocks.waitFor', () => {
     });
   });
 
-  it('stops on abort with cancelled', async () => {
-    const l = locks({ pollMs: 30_000 });
+  test('stops on abort with cancelled', async ({ locks, connect, prefix }) => {
+    const l = locks({ pollMs: LONG_POLL_MS });
     await l.acquire(REPO, ['a.ts'], { opId: 'op1' });
     const controller = new AbortController();
     const waiting = l.waitFor(REPO, ['a.ts'], { signal: controller.signal });
-    await sleep(30);
+    // Subscribed, its first probe may still be in flight: an abort then must end the wait
+    // too (it once waited for the next poll).
+    await untilSubscribed(connect(), prefix, REPO, 1);
     const started = performance.now();
     controller.abort();
     const err = await expectError(waiting, 'cancelled');
     expect((err as LockWaitError).context.reason).toBe('aborted');
-    expect(performance.now() - started).toBeLessThan(500);
+    // The abort ended it, not the next poll.
+    expect(performance.now() - started).toBeLessThan(LONG_POLL_MS / 2);
     await expectError(l.waitFor(REPO, ['a.ts'], { signal: controller.signal }), 'cancelled');
   });
 
-  it('wakes several waiters on one channel and lets exactly one win the acquire', async () => {
+  test('wakes several waiters on one channel and lets exactly one win the acquire', async ({
+    locks,
+    connect,
+    prefix,
+  }) => {
     const holder = locks();
-    const waiters = [locks({ pollMs: 30_000 }), locks({ pollMs: 30_000 }), locks({ pollMs: 30_000 })];
+    const waiters = [1, 2, 3].map(() => locks({ pollMs: LONG_POLL_MS }));
     await holder.acquire(REPO, ['a.ts'], { opId: 'op0' });
-    // All three wake on the one release message (the poll is 30 s away)…
-    const waiting = waiters.map((w) => w.waitFor(REPO, ['a.ts'], { timeoutMs: 5000 }));
-    await sleep(50);
+    const waiting = waiters.map(async (w, i) => {
+      await w.waitFor(REPO, ['a.ts'], { timeoutMs: LONG_POLL_MS });
+      return w.acquire(REPO, ['a.ts'], { opId: `op${i + 1}` });
+    });
+    await untilSubscribed(connect(), prefix, REPO, waiters.length);
     await holder.release(REPO, 'op0');
-    await Promise.all(waiting);
-    // …and then race for the lock: exactly one wins. (Acquiring inside each wait would let
-    // the first winner hold the lock before a slower waiter's probe, as on a Cluster.)
-    const results = await Promise.all(waiters.map((w, i) => w.acquire(REPO, ['a.ts'], { opId: `op${i + 1}` })));
+    const results = await Promise.all(waiting);
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 });
 
 describe('FileLocks.keep', () => {
-  it('renews while the job lives and stops on release', async () => {
+  test('renews while the job lives and stops on release', async ({ locks }) => {
     const l = locks();
-    await l.acquire(REPO, ['a.ts'], { opId: 'op1' }, 150);
+    await l.acquire(REPO, ['a.ts'], { opId: 'op1' }, KEPT_LEASE_MS);
     const lost: string[][] = [];
-    const keeper = l.keep(REPO, 'op1', { leaseMs: 150, onLost: (paths) => lost.push(paths) });
-    await sleep(500);
+    const keeper = l.keep(REPO, 'op1', { leaseMs: KEPT_LEASE_MS, onLost: (paths) => lost.push(paths) });
+    // Outlive the lease it was acquired with: only renewals can have kept it.
+    await sleep(KEPT_LEASE_MS * 1.5);
     expect((await l.holders(REPO)).map((h) => h.opId)).toEqual(['op1']);
     expect(keeper.isValid()).toBe(true);
-    await l.release(REPO, 'op1');
-    expect(keeper.running).toBe(false);
-    await sleep(100);
     expect(lost).toEqual([]);
+    await l.release(REPO, 'op1');
+    // Stopped, its timers are cleared (LeaseKeeper's tests show no callback comes after).
+    expect(keeper.running).toBe(false);
   });
 
-  it('reports a lock that stopped being ours', async () => {
+  test('reports a lock that stopped being ours', async ({ locks, connect, prefix }) => {
     const l = locks();
-    const redis = t.connect();
-    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, 300);
-    const lost: string[][] = [];
-    const keeper = l.keep(REPO, 'op1', { leaseMs: 300, onLost: (paths) => lost.push(paths) });
-    await sleep(50);
-    await redis.del(`${t.prefix}:{${REPO}}:file:a.ts`);
+    const redis = connect();
+    await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, KEPT_LEASE_MS);
+    const { lost, onLost, first } = lostReports();
+    const keeper = l.keep(REPO, 'op1', { leaseMs: KEPT_LEASE_MS, onLost });
+    await redis.del(`${prefix}:{${REPO}}:file:a.ts`);
     await l.acquire(REPO, ['a.ts'], { opId: 'op2' });
-    await sleep(200);
+    // The next renewal (within a third of the lease) finds a.ts taken.
+    await first;
     expect(lost).toEqual([['a.ts']]);
     expect(keeper.running).toBe(true);
     await l.close();

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LeaseKeeper, type RenewResult } from './lease-keeper.ts';
 
 /** A renew function that answers from a script of results, then repeats the last one. */
@@ -15,31 +14,43 @@ function scripted(...results: Array<RenewResult | Error | 'hang'>) {
   return { renew, calls };
 }
 
+// The keeper is timers and a clock: fake both, so every assertion holds at an exact instant
+// and a busy machine cannot move one (no sleeps, no margins).
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('LeaseKeeper', () => {
-  it('renews at once and then every lease / 3', async () => {
+  it('renews at once and then every lease / 3, and never after stop', async () => {
     const { renew, calls } = scripted({ renewed: ['a'], lost: [] });
-    const keeper = new LeaseKeeper({ leaseMs: 150, renew, onLost: () => undefined });
-    await sleep(230);
+    const start = performance.now();
+    const lost: string[][] = [];
+    const keeper = new LeaseKeeper({ leaseMs: 150, renew, onLost: (l) => lost.push(l) });
+    await vi.advanceTimersByTimeAsync(230);
+    expect(calls.map((t) => t - start)).toEqual([0, 50, 100, 150, 200]);
     keeper.stop();
-    // t=0, 50, 100, 150, 200
-    expect(calls.length).toBeGreaterThanOrEqual(4);
-    expect(calls.length).toBeLessThanOrEqual(6);
-    const count = calls.length;
-    await sleep(100);
-    expect(calls.length).toBe(count);
+    // Ten leases later: no renewal, and no expiry reported for a lease we gave up.
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(calls).toHaveLength(5);
+    expect(lost).toEqual([]);
     expect(keeper.running).toBe(false);
     expect(keeper.isValid()).toBe(false);
   });
 
   it('reports lost locks and keeps renewing the rest', async () => {
-    const { renew } = scripted(
+    const { renew, calls } = scripted(
       { renewed: ['a', 'b'], lost: [] },
       { renewed: ['b'], lost: ['a'] },
       { renewed: ['b'], lost: [] },
     );
     const lost: string[][] = [];
     const keeper = new LeaseKeeper({ leaseMs: 60, renew, onLost: (l) => lost.push(l) });
-    await sleep(100);
+    await vi.advanceTimersByTimeAsync(100);
+    // At 0, 20, … 100: the third and later renewals keep b alone.
+    expect(calls).toHaveLength(6);
     expect(lost).toEqual([['a']]);
     expect(keeper.running).toBe(true);
     expect(keeper.isValid()).toBe(true);
@@ -50,13 +61,13 @@ describe('LeaseKeeper', () => {
     const { renew, calls } = scripted({ renewed: ['a', 'b'], lost: [] }, { renewed: [], lost: [] });
     const lost: string[][] = [];
     const keeper = new LeaseKeeper({ leaseMs: 60, renew, onLost: (l) => lost.push(l) });
-    await sleep(100);
+    await vi.advanceTimersByTimeAsync(100);
     expect(lost).toEqual([['a', 'b']]);
     expect(keeper.running).toBe(false);
     expect(calls).toHaveLength(2);
   });
 
-  it('reports errors and declares the lease lost once it ran out without a renewal', async () => {
+  it('reports errors and declares the lease lost when it runs out without a renewal', async () => {
     const { renew } = scripted({ renewed: ['a'], lost: [] }, new Error('redis down'));
     const lost: string[][] = [];
     const errors: unknown[] = [];
@@ -66,10 +77,12 @@ describe('LeaseKeeper', () => {
       onLost: (l) => lost.push(l),
       onError: (e) => errors.push(e),
     });
-    await sleep(60);
+    // The last good renewal was at 0: the lease holds until 90, not a moment longer.
+    await vi.advanceTimersByTimeAsync(89);
     expect(lost).toEqual([]);
     expect(errors.length).toBeGreaterThanOrEqual(1);
-    await sleep(80);
+    expect(keeper.isValid()).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
     expect(lost).toEqual([['a']]);
     expect(keeper.running).toBe(false);
   });
@@ -78,9 +91,10 @@ describe('LeaseKeeper', () => {
     const { renew } = scripted({ renewed: ['a'], lost: [] }, 'hang');
     const lost: string[][] = [];
     const keeper = new LeaseKeeper({ leaseMs: 60, renew, onLost: (l) => lost.push(l) });
-    await sleep(40);
+    await vi.advanceTimersByTimeAsync(59);
     expect(keeper.isValid()).toBe(true);
-    await sleep(60);
+    expect(lost).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(lost).toEqual([['a']]);
     expect(keeper.isValid()).toBe(false);
   });

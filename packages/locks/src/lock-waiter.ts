@@ -88,7 +88,8 @@ export class LockWaiter {
         // +1 ms: Redis treats a key as expired only once its deadline has passed.
         const untilExpiry = state.expiresInMs === null ? Number.POSITIVE_INFINITY : state.expiresInMs + 1;
         await new Promise<void>((resolve) => {
-          if (woken) return resolve();
+          // A release or an abort may have come while the probe ran: its event has fired already.
+          if (woken || signal?.aborted) return resolve();
           const done = () => {
             clearTimeout(timer);
             signal?.removeEventListener('abort', done);

@@ -24,7 +24,7 @@ import {
   mergePolicies,
   POLICY_IDENTITY,
   Policy,
-  parseRepoPolicy,
+  type RepoPolicyFile,
   type ServicePolicyFile,
   servicePolicy,
 } from '@pullwright/policy';
@@ -88,13 +88,13 @@ export class ApprovalPolicy {
   }
 
   /**
-   * Claim time: reads `.pullwright.yml` from the worktree at the base commit (before any
-   * change the agent makes), merges it under the service policy and fixes the result on the
-   * operation. A bad file throws `PolicyFileError` naming the field; a requester the
+   * Claim time: the base commit's `.pullwright.yml`, parsed once by the prepare step (never
+   * the worktree, which may hold the agent's changes), merged under the service policy and
+   * fixed on the operation. A bad file throws `PolicyFileError` naming the field; a requester the
    * repository's stricter `permissions.request` excludes throws `ForbiddenError`.
    */
-  async atClaim(opId: string, text: string | undefined): Promise<Operation> {
-    const policy = mergePolicies(this.service, text === undefined ? {} : parseRepoPolicy(text));
+  async atClaim(opId: string, file: RepoPolicyFile | undefined): Promise<Operation> {
+    const policy = mergePolicies(this.service, file ?? {});
     const op = await this.deps.store.get(opId);
     assertAuthorized(this.identity(op.requester), 'request', { permissions: policy.permissions });
     return this.deps.store.patch(
@@ -104,7 +104,7 @@ export class ApprovalPolicy {
         type: 'step',
         data: {
           step: 'policy',
-          file: text === undefined ? null : '.pullwright.yml',
+          file: file === undefined ? null : '.pullwright.yml',
           approvals: policy.approvals.required,
           pathRules: policy.path_rules.map((r) => r.name),
           autoApprove: policy.auto_approve.enabled,

@@ -1,4 +1,10 @@
-import { type DeployRecord, type Logger, type Operation, PullwrightError } from '@pullwright/core';
+import {
+  type DeployRecord,
+  type Logger,
+  type Operation,
+  type OperationEventDataOf,
+  PullwrightError,
+} from '@pullwright/core';
 import type { Policy } from '@pullwright/policy';
 import type { OperationEvents, OperationStore } from '@pullwright/queue';
 import type { Redactor } from '@pullwright/security';
@@ -233,7 +239,7 @@ export class Deployer {
   private finish(
     opId: string,
     result: Omit<DeployRecord, 'target' | 'by' | 'startedAt'>,
-    event: Record<string, unknown>,
+    event: OperationEventDataOf<'deploy'>,
   ): Promise<Operation> {
     const finishedAt = new Date().toISOString();
     return this.deps.store.update(

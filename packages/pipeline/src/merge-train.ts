@@ -1,5 +1,6 @@
 import { type CheckRun, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, Operation } from '@pullwright/core';
+import { parseRepoPolicy } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
 import { gitClient } from '@pullwright/workspace';
 import { tokenHolder } from './operation-accounting.ts';
@@ -110,8 +111,11 @@ async function runChecks(
 ): Promise<{ runs: CheckRun[] } | { reason: string }> {
   let commands: RepoCommands;
   try {
+    const read = (file: string) => deps.workspace.readAt(op.repo, op.baseSha ?? 'HEAD', file);
+    const text = await read('.pullwright.yml');
     commands = await detectRepoCommands(
-      (file) => deps.workspace.readAt(op.repo, op.baseSha ?? 'HEAD', file),
+      text === undefined ? undefined : parseRepoPolicy(text),
+      read,
       deps.checkTimeoutMs,
     );
     await installDependencies(deps.runner, commands.install, dir, deps.redactor);
@@ -161,7 +165,8 @@ async function resolveConflict(
   auth: GitAuth | undefined,
 ): Promise<MergeTrainResult> {
   const wt = gitClient(dir);
-  const files = (await wt.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean).sort();
+  // `-z`: names as they are, not C-quoted (see WorkspaceManager.changedFiles).
+  const files = (await wt.raw(['diff', '--name-only', '-z', '--diff-filter=U'])).split('\0').filter(Boolean).sort();
   for (const file of files) {
     const inBase = (await wt.raw(['ls-tree', '--name-only', baseSha, '--', file])).trim();
     if (inBase) await wt.raw(['checkout', '--theirs', '--', file]);

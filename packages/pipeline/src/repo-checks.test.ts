@@ -2,24 +2,27 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseRepoPolicy } from '@pullwright/policy';
 import type { CommandResult, CommandRunner, CommandSpec } from '@pullwright/sandbox';
 import { describe, expect, it } from 'vitest';
 import { CheckResultCache, detectRepoCommands, RepoChecks } from './repo-checks.ts';
 
 const CEILING = 600_000;
 const repoOf = (files: Record<string, string>) => (file: string) => Promise.resolve(files[file]);
+/** The base commit as the prepare step reads it: `.pullwright.yml` parsed once, other files on request. */
+const detect = (files: Record<string, string>, ceiling = CEILING) => {
+  const yml = files['.pullwright.yml'];
+  return detectRepoCommands(yml === undefined ? undefined : parseRepoPolicy(yml), repoOf(files), ceiling);
+};
 const pkg = (scripts: Record<string, string>, devDependencies: Record<string, string> = {}) =>
   JSON.stringify({ scripts, devDependencies });
 
 describe('detectRepoCommands', () => {
   it('gives install and test 180 s and other checks 60 s by default', async () => {
-    const commands = await detectRepoCommands(
-      repoOf({
-        'package.json': pkg({ lint: 'eslint .', test: 'vitest run' }, { eslint: '9' }),
-        'package-lock.json': '{}',
-      }),
-      CEILING,
-    );
+    const commands = await detect({
+      'package.json': pkg({ lint: 'eslint .', test: 'vitest run' }, { eslint: '9' }),
+      'package-lock.json': '{}',
+    });
     expect(commands).toEqual({
       checks: {
         lint: { command: 'npm run lint', timeoutMs: 60_000 },
@@ -31,18 +34,15 @@ describe('detectRepoCommands', () => {
   });
 
   it('takes timeout_ms per check from .pullwright.yml, never above CHECK_TIMEOUT_MS', async () => {
-    const commands = await detectRepoCommands(
-      repoOf({
-        '.pullwright.yml': [
-          'checks:',
-          '  test: { command: "make test", timeout_ms: 900000 }',
-          '  lint: { command: "make lint", timeout_ms: 5000 }',
-          '  build: make build',
-          'install: { command: "make deps", timeout_ms: 240000 }',
-        ].join('\n'),
-      }),
-      CEILING,
-    );
+    const commands = await detect({
+      '.pullwright.yml': [
+        'checks:',
+        '  test: { command: "make test", timeout_ms: 900000 }',
+        '  lint: { command: "make lint", timeout_ms: 5000 }',
+        '  build: make build',
+        'install: { command: "make deps", timeout_ms: 240000 }',
+      ].join('\n'),
+    });
     expect(commands.checks).toEqual({
       test: { command: 'make test', timeoutMs: CEILING },
       lint: { command: 'make lint', timeoutMs: 5000 },
@@ -64,13 +64,13 @@ describe('detectRepoCommands', () => {
       /lint_file cannot run: .*"--watch"/,
     ],
   ])('refuses a server or watcher as %s', async (_what, yml, reason) => {
-    await expect(detectRepoCommands(repoOf({ '.pullwright.yml': yml }), CEILING)).rejects.toThrow(reason);
+    await expect(detect({ '.pullwright.yml': yml })).rejects.toThrow(reason);
   });
 
   it('names the field of a bad timeout', async () => {
-    await expect(
-      detectRepoCommands(repoOf({ '.pullwright.yml': 'checks: { test: { command: "x", timeout_ms: 5 } }' }), CEILING),
-    ).rejects.toThrow(/\.pullwright\.yml\.checks\.test\.timeout_ms: Too small/);
+    await expect(detect({ '.pullwright.yml': 'checks: { test: { command: "x", timeout_ms: 5 } }' })).rejects.toThrow(
+      /\.pullwright\.yml\.checks\.test\.timeout_ms: Too small/,
+    );
   });
 });
 

@@ -1,30 +1,8 @@
 import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent';
 import { ValidationError } from '@pullwright/core';
+import type { CommandEntry, RepoPolicyFile } from '@pullwright/policy';
 import { type CommandKind, CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
 import { worktreeTreeHash } from '@pullwright/workspace';
-import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
-
-const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-
-/** A command as `.pullwright.yml` may write it: the line, or the line with its own timeout. */
-const CommandEntry = z.union([
-  z.string().min(1).max(500),
-  z.strictObject({
-    command: z.string().min(1).max(500),
-    /** Overrides the default (install and test 180 s, others 60 s); never above CHECK_TIMEOUT_MS. */
-    timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
-  }),
-]);
-
-/** The part of `.pullwright.yml` the pipeline reads: how to install, check and lint. */
-const RepoConfigFile = z.object({
-  checks: z.record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), CommandEntry).optional(),
-  /** Dependency install, the one command allowed network (to package registries). */
-  install: CommandEntry.optional(),
-  /** Lints one file after each edit; `{file}` is replaced by the path. */
-  lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
-});
 
 /** Scripts from package.json we treat as checks, in the order they usually run. */
 const PACKAGE_SCRIPTS = ['typecheck', 'lint', 'test', 'build'] as const;
@@ -50,7 +28,7 @@ interface PackageJson {
 /** Reads a file of the repository as of the commit the commands come from; undefined when absent. */
 export type RepoFileReader = (file: string) => Promise<string | undefined>;
 
-type Entry = z.infer<typeof CommandEntry>;
+type Entry = CommandEntry;
 const lineOf = (e: Entry) => (typeof e === 'string' ? e : e.command);
 
 /**
@@ -61,27 +39,15 @@ const lineOf = (e: Entry) => (typeof e === 'string' ? e : e.command);
  * file says) and gets its timeout: the file's `timeout_ms`, else the policy's default for
  * its kind (install and test 180 s, others 60 s), never above `ceilingMs` (CHECK_TIMEOUT_MS).
  */
-export async function detectRepoCommands(read: RepoFileReader, ceilingMs: number): Promise<RepoCommands> {
-  const configText = await read('.pullwright.yml');
-  let config: z.infer<typeof RepoConfigFile> = {};
-  if (configText !== undefined) {
-    const parsed = RepoConfigFile.safeParse(parseYaml(configText) ?? {});
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({
-        field: ['.pullwright.yml', ...i.path].join('.'),
-        reason: i.message,
-      }));
-      throw new ValidationError(
-        `.pullwright.yml is invalid: ${issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}`,
-        issues,
-      );
-    }
-    config = parsed.data;
-  }
+export async function detectRepoCommands(
+  config: RepoPolicyFile | undefined,
+  read: RepoFileReader,
+  ceilingMs: number,
+): Promise<RepoCommands> {
   const pkgText = await read('package.json');
   const pkg = pkgText === undefined ? undefined : (JSON.parse(pkgText) as PackageJson);
   const entries: Record<string, Entry> = {};
-  if (config.checks && Object.keys(config.checks).length > 0) Object.assign(entries, config.checks);
+  if (config?.checks && Object.keys(config.checks).length > 0) Object.assign(entries, config.checks);
   else if (pkg?.scripts) {
     for (const name of PACKAGE_SCRIPTS)
       if (pkg.scripts[name]) entries[name] = name === 'test' ? 'npm test' : `npm run ${name}`;
@@ -89,14 +55,14 @@ export async function detectRepoCommands(read: RepoFileReader, ceilingMs: number
   const deps = { ...pkg?.dependencies, ...pkg?.devDependencies };
   const hasDeps = Object.keys(deps).length > 0;
   const install: Entry | undefined =
-    config.install ??
+    config?.install ??
     (hasDeps && (await read('package-lock.json')) !== undefined
       ? 'npm ci --no-audit --no-fund'
       : hasDeps
         ? 'npm install --no-audit --no-fund'
         : undefined);
   const lintFile =
-    config.lint_file ??
+    config?.lint_file ??
     (deps.eslint
       ? 'npx --no-install eslint --no-color {file}'
       : deps['@biomejs/biome']

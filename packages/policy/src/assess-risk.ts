@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { RiskAssessment } from '@pullwright/core';
+import { type DiffFile, parseUnifiedDiff, type RiskAssessment } from '@pullwright/core';
 import { type ApiChange, apiChange } from './exported-symbols.ts';
 import { type FileKind, fileKind } from './file-kinds.ts';
-import { type DiffFile, parseUnifiedDiff } from './unified-diff.ts';
 
 /** Above this many changed lines (or files) a change is high risk whatever it touches: too big to review well. */
 export const LARGE_CHANGE_LINES = 500;
@@ -34,8 +33,13 @@ export interface DiffAnalysis {
   secretFindings: number;
 }
 
+/** The text of one kind of line (`add` or `del`) in a file's hunks. */
+function linesOf(f: DiffFile, kind: 'add' | 'del'): string[] {
+  return f.lines.filter((l) => l.kind === kind).map((l) => l.text);
+}
+
 /** Dependencies whose spec differs between removed and added lines (a moved trailing comma is no change). */
-function packageJsonDeps(f: DiffFile): string[] {
+function packageJsonDeps(added: string[], removed: string[]): string[] {
   const specs = (lines: string[]) => {
     const out = new Map<string, string>();
     for (const line of lines) {
@@ -44,8 +48,8 @@ function packageJsonDeps(f: DiffFile): string[] {
     }
     return out;
   };
-  const before = specs(f.removed);
-  const after = specs(f.added);
+  const before = specs(removed);
+  const after = specs(added);
   const names: string[] = [];
   for (const [name, spec] of after) {
     const old = before.get(name);
@@ -62,30 +66,32 @@ export function analyzeDiff(diff: string, options: { secretFindings?: number } =
   const dependencies: DiffAnalysis['dependencies'] = [];
   const api: ApiChange[] = [];
   for (const f of parseUnifiedDiff(diff)) {
+    const added = linesOf(f, 'add');
+    const removed = linesOf(f, 'del');
     let kind = fileKind(f.path);
-    if (f.oldPath !== f.path && f.status !== 'added') {
+    if (f.oldPath !== null) {
       // A rename out of a sensitive place is as sensitive as an edit inside it.
       const before = fileKind(f.oldPath);
       if (['ci', 'security', 'migrations'].includes(before)) kind = before;
     }
     if (kind === 'dependencies') {
       if (path.posix.basename(f.path) === 'package.json') {
-        const names = packageJsonDeps(f);
+        const names = packageJsonDeps(added, removed);
         if (names.length > 0) dependencies.push({ file: f.path, names });
         else kind = 'source';
       } else dependencies.push({ file: f.path, names: [] });
     }
     if (kind === 'source') {
-      const change = apiChange(f.path, f.removed, f.added);
+      const change = apiChange(f.path, removed, added);
       if (change.added.length + change.removed.length + change.changed.length > 0) api.push(change);
     }
     files.push({
       path: f.path,
-      oldPath: f.oldPath,
+      oldPath: f.oldPath ?? f.path,
       status: f.status,
       kind,
-      additions: f.added.length,
-      deletions: f.removed.length,
+      additions: f.additions,
+      deletions: f.deletions,
     });
   }
   const kinds: Partial<Record<FileKind, number>> = {};

@@ -12,4 +12,3 @@ export * from './path-rules.ts';
 export * from './policy-file-error.ts';
 export * from './policy-schema.ts';
 export * from './roles.ts';
-export * from './unified-diff.ts';

@@ -15,7 +15,11 @@ function parseYamlText(text: string, file: string): unknown {
   return doc;
 }
 
-/** `.pullwright.yml` text from the target repository; throws `PolicyFileError` naming every bad field. */
+/**
+ * `.pullwright.yml` text from the target repository (as the base commit has it); throws
+ * `PolicyFileError` naming every bad field. The one parse of the file: policy keys and check
+ * commands both come from it.
+ */
 export function parseRepoPolicy(text: string, file = '.pullwright.yml'): RepoPolicyFile {
   const parsed = RepoPolicyFile.safeParse(parseYamlText(text, file));
   if (!parsed.success) throw PolicyFileError.fromZod(file, parsed.error);

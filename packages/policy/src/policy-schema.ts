@@ -128,14 +128,31 @@ const policyShape = {
   deploy: DeploySettings.optional(),
 };
 
+const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** A command as `.pullwright.yml` may write it: the line, or the line with its own timeout. */
+const CommandEntry = z.union([
+  z.string().min(1).max(500),
+  z.strictObject({
+    command: z.string().min(1).max(500),
+    /** Overrides the default (install and test 180 s, others 60 s); never above CHECK_TIMEOUT_MS. */
+    timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
+  }),
+]);
+export type CommandEntry = z.infer<typeof CommandEntry>;
+
 /**
- * `.pullwright.yml` in the target repository. `checks`, `install` and `lint_file` belong to
- * the pipeline (`repo-checks.ts` validates them); they pass through here untouched.
+ * `.pullwright.yml` in the target repository: the one schema of the file. How to install,
+ * check and lint is read by the pipeline (`detectRepoCommands`), the policy keys by
+ * `mergePolicies`; both get it from one `parseRepoPolicy` of the base commit's file.
  */
 export const RepoPolicyFile = z.strictObject({
-  checks: z.unknown().optional(),
-  install: z.unknown().optional(),
-  lint_file: z.unknown().optional(),
+  /** The repository's checks by name, run in the sandbox; default: what package.json implies. */
+  checks: z.record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), CommandEntry).optional(),
+  /** Dependency install, the one command allowed network (to package registries). */
+  install: CommandEntry.optional(),
+  /** Lints one file after each edit; `{file}` is replaced by the path. */
+  lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
   ...policyShape,
 });
 export type RepoPolicyFile = z.infer<typeof RepoPolicyFile>;

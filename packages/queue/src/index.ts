@@ -6,6 +6,7 @@ export * from './job-schemas.ts';
 export * from './metrics-step-durations.ts';
 export * from './metrics-store.ts';
 export * from './operation-events.ts';
+export * from './operation-feed.ts';
 export * from './operation-inbox.ts';
 export * from './operation-store.ts';
 export * from './redis-artifact-store.ts';

@@ -1,5 +1,5 @@
+import type { OperationEvent } from '@pullwright/core';
 import type { StepDuration } from './metrics-store.ts';
-import type { OperationEvent } from './operation-events.ts';
 
 function eventMs(event: OperationEvent): number {
   const fromTs = Date.parse(event.ts);

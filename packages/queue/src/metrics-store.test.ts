@@ -1,18 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import type { OperationEvent } from '@pullwright/core';
 import { emptyUsage } from '@pullwright/core';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { redisTest } from '@pullwright/testing';
+import { describe, expect, it } from 'vitest';
 import { stepDurations } from './metrics-step-durations.ts';
 import { MetricsStore, STEP_BUCKETS_S } from './metrics-store.ts';
-import type { OperationEvent } from './operation-events.ts';
 import { RedisKeys } from './redis-keys.ts';
 
-const redis = new Redis(inject('redisUrl'));
-afterAll(() => redis.disconnect());
-
 describe('MetricsStore', () => {
-  it('keeps a cumulative histogram per step with sum and count', async () => {
-    const metrics = new MetricsStore(redis, new RedisKeys(`t${randomBytes(6).toString('hex')}`));
+  redisTest('keeps a cumulative histogram per step with sum and count', async ({ redis, prefix }) => {
+    const metrics = new MetricsStore(redis, new RedisKeys(prefix));
     await metrics.recordSteps([
       { step: 'agent', seconds: 0.5 },
       { step: 'agent', seconds: 20 },
@@ -32,8 +28,8 @@ describe('MetricsStore', () => {
     expect(steps.get('verify')?.cumulative[1]).toBe(1);
   });
 
-  it('counts usage growth once per operation, however often it is metered', async () => {
-    const metrics = new MetricsStore(redis, new RedisKeys(`t${randomBytes(6).toString('hex')}`));
+  redisTest('counts usage growth once per operation, however often it is metered', async ({ redis, prefix }) => {
+    const metrics = new MetricsStore(redis, new RedisKeys(prefix));
     const usage = { ...emptyUsage(), inputTokens: 100, outputTokens: 10, costUsd: 0.25, modelCalls: 2 };
     await metrics.meterUsage('op1', usage);
     await metrics.meterUsage('op1', usage);
@@ -45,7 +41,7 @@ describe('MetricsStore', () => {
 });
 
 describe('stepDurations', () => {
-  const at = (ms: number, type: string, data: Record<string, unknown>): OperationEvent => ({
+  const at = (ms: number, type: OperationEvent['type'], data: Record<string, unknown>): OperationEvent => ({
     id: `${ms}-0`,
     ts: new Date(ms).toISOString(),
     opId: 'op',
@@ -59,7 +55,7 @@ describe('stepDurations', () => {
       at(1_000, 'step', { step: 'prepare', state: 'started' }),
       at(3_500, 'step', { step: 'prepare', state: 'finished', durationMs: 2500 }),
       at(3_500, 'step', { step: 'agent', state: 'started' }),
-      at(4_000, 'tool_call', { name: 'edit_file' }),
+      at(4_000, 'tool', { name: 'edit_file' }),
       at(13_500, 'step', { step: 'agent', state: 'finished' }),
       at(13_500, 'step', { step: 'publish', state: 'started' }),
       at(14_000, 'step', { step: 'push', headSha: 'abc' }),

@@ -1,20 +1,13 @@
+import { eventType, type OperationEvent, type OperationEventDataOf, type OperationEventType } from '@pullwright/core';
+import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
-
-export interface OperationEvent {
-  /** Redis stream id: ordered, and the resume point for SSE clients (Last-Event-ID). */
-  id: string;
-  ts: string;
-  opId: string;
-  type: string;
-  data: Record<string, unknown>;
-}
 
 function parseEntries(opId: string, entries: [string, string[]][]): OperationEvent[] {
   return entries.map(([id, fields]) => {
     const map: Record<string, string> = {};
     for (let i = 0; i + 1 < fields.length; i += 2) map[fields[i]!] = fields[i + 1]!;
-    return { id, ts: map.ts ?? '', opId, type: map.type ?? 'unknown', data: JSON.parse(map.data ?? '{}') };
+    return { id, ts: map.ts ?? '', opId, type: eventType(map.type ?? ''), data: JSON.parse(map.data ?? '{}') };
   });
 }
 
@@ -30,7 +23,8 @@ export class OperationEvents {
     private readonly scrub: <T>(value: T) => T = (v) => v,
   ) {}
 
-  async append(opId: string, type: string, data: Record<string, unknown> = {}): Promise<string> {
+  /** Writes one event; its type and data are checked against the vocabulary (core `OperationEventData`). */
+  async append<T extends OperationEventType>(opId: string, type: T, data: OperationEventDataOf<T>): Promise<string> {
     const ts = new Date().toISOString();
     const clean = this.scrub(data);
     const id = await this.redis.xadd(
@@ -43,7 +37,7 @@ export class OperationEvents {
       'data',
       JSON.stringify(clean),
     );
-    await this.redis.xadd(this.keys.feed(), 'MAXLEN', '~', '10000', '*', 'opId', opId, 'ts', ts, 'type', type);
+    await this.redis.xadd(...feedEntryArgs(this.keys, { opId, ts, type }));
     return id as string;
   }
 

@@ -1,26 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { redisTest } from '@pullwright/testing';
+import { describe, expect } from 'vitest';
 import { CodeQueue } from './code-queue.ts';
 import { OperationEvents } from './operation-events.ts';
 import { OperationStore } from './operation-store.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { TEST_OPERATION as input } from './test-operation.ts';
 
-const redis = new Redis(inject('redisUrl'));
-afterAll(() => redis.disconnect());
+const test = redisTest.extend<{ keys: RedisKeys; store: OperationStore; events: OperationEvents }>({
+  keys: async ({ prefix }, use) => use(new RedisKeys(prefix)),
+  store: async ({ redis, keys }, use) => use(new OperationStore(redis, keys)),
+  events: async ({ redis, keys }, use) => use(new OperationEvents(redis, keys)),
+});
 
 describe('OperationStore', () => {
-  let keys: RedisKeys;
-  let store: OperationStore;
-  let events: OperationEvents;
-  beforeEach(() => {
-    keys = new RedisKeys(`t${randomBytes(6).toString('hex')}`);
-    store = new OperationStore(redis, keys);
-    events = new OperationEvents(redis, keys);
-  });
-
-  it('creates a queued operation with a created event', async () => {
+  test('creates a queued operation with a created event', async ({ store, events }) => {
     const op = await store.create(input);
     expect(op).toMatchObject({ status: 'queued', version: 0, context: {} });
     expect(op.id).toMatch(/^[a-z0-9]{12,}$/);
@@ -29,7 +22,7 @@ describe('OperationStore', () => {
     expect(created).toMatchObject({ type: 'created', data: { status: 'queued', repo: 'acme/app' } });
   });
 
-  it('records every transition as an event in the same write', async () => {
+  test('records every transition as an event in the same write', async ({ store, events }) => {
     const op = await store.create(input);
     await store.transition(op.id, 'running');
     const failed = await store.transition(op.id, 'failed', { error: 'tests failed' });
@@ -42,18 +35,21 @@ describe('OperationStore', () => {
     ]);
   });
 
-  it('refuses an invalid transition and writes nothing', async () => {
+  test('refuses an invalid transition and writes nothing', async ({ store, events }) => {
     const op = await store.create(input);
     await expect(store.transition(op.id, 'merged')).rejects.toMatchObject({ code: 'invalid_transition' });
     expect((await store.get(op.id)).version).toBe(0);
     expect(await events.list(op.id)).toHaveLength(1);
   });
 
-  it('never loses a concurrent update (optimistic versions)', async () => {
+  test('never loses a concurrent update (optimistic versions)', async ({ store }) => {
     const op = await store.create(input);
     await Promise.all(
       Array.from({ length: 25 }, (_, i) =>
-        store.update(op.id, (cur) => ({ ...cur, filesChanged: [...cur.filesChanged, `f${i}`] }), { type: 'test' }),
+        store.update(op.id, (cur) => ({ ...cur, filesChanged: [...cur.filesChanged, `f${i}`] }), {
+          type: 'checkpoint',
+          data: { step: 'test' },
+        }),
       ),
     );
     const final = await store.get(op.id);
@@ -61,7 +57,7 @@ describe('OperationStore', () => {
     expect(final.version).toBe(25);
   });
 
-  it('lets exactly one of two racing transitions from the same status win', async () => {
+  test('lets exactly one of two racing transitions from the same status win', async ({ store }) => {
     const op = await store.create(input);
     const results = await Promise.allSettled([
       store.transition(op.id, 'running'),
@@ -73,14 +69,14 @@ describe('OperationStore', () => {
     expect(['running', 'cancelled']).toContain(final.status);
   });
 
-  it('createOnce returns the first operation for a repeated key', async () => {
+  test('createOnce returns the first operation for a repeated key', async ({ store }) => {
     const [a, b] = await Promise.all([store.createOnce('k1', input), store.createOnce('k1', input)]);
     expect(a.op.id).toBe(b.op.id);
     expect([a.created, b.created].sort()).toEqual([false, true]);
     expect(await store.list()).toHaveLength(1);
   });
 
-  it('lists newest first with status and repo filters', async () => {
+  test('lists newest first with status and repo filters', async ({ store }) => {
     const first = await store.create(input, new Date('2026-01-01T00:00:00Z'));
     const second = await store.create({ ...input, repo: 'acme/other' }, new Date('2026-01-02T00:00:00Z'));
     await store.transition(first.id, 'cancelled', { error: 'x' });
@@ -90,11 +86,11 @@ describe('OperationStore', () => {
     expect(await store.list({ limit: 1 })).toHaveLength(1);
   });
 
-  it('404s an unknown id', async () => {
+  test('404s an unknown id', async ({ store }) => {
     await expect(store.get('nope12345678')).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('scrubs event data before it is stored', async () => {
+  test('scrubs event data before it is stored', async ({ redis, keys }) => {
     const scrubbing = new OperationStore(redis, keys, (v) =>
       JSON.parse(JSON.stringify(v).replaceAll('s3cret-value', '[x]')),
     );
@@ -107,8 +103,8 @@ describe('OperationStore', () => {
 });
 
 describe('CodeQueue', () => {
-  it('enqueuing the same operation twice is a no-op', async () => {
-    const queue = new CodeQueue(redis, `t${randomBytes(6).toString('hex')}`);
+  test('enqueuing the same operation twice is a no-op', async ({ redis, prefix }) => {
+    const queue = new CodeQueue(redis, prefix);
     try {
       await queue.add('run', { opId: 'abc123def456' });
       await queue.add('run', { opId: 'abc123def456' });

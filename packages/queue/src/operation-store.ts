@@ -7,6 +7,7 @@ import {
   NotFoundError,
   Operation,
   type OperationContext,
+  type OperationEventInput,
   type OperationStatus,
   type OperationType,
   PullwrightError,
@@ -15,6 +16,7 @@ import {
   transition,
 } from '@pullwright/core';
 import type { Result } from 'ioredis';
+import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
@@ -193,11 +195,7 @@ export class OperationStore {
    * Applies `change` to the latest version and writes it with its event, retrying when
    * another writer got there first. `change` must be pure: it may run more than once.
    */
-  async update(
-    id: string,
-    change: (op: Operation) => Operation,
-    event: { type: string; data?: Record<string, unknown> },
-  ): Promise<Operation> {
+  async update(id: string, change: (op: Operation) => Operation, event: OperationEventInput): Promise<Operation> {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const current = await this.get(id);
       const next = { ...change(current), version: current.version + 1 };
@@ -233,21 +231,7 @@ export class OperationStore {
    * audit trail, never inside its script.
    */
   async #appendFeed(id: string, ts: string, type: string, status: OperationStatus): Promise<void> {
-    await this.redis.xadd(
-      this.keys.feed(),
-      'MAXLEN',
-      '~',
-      '10000',
-      '*',
-      'opId',
-      id,
-      'ts',
-      ts,
-      'type',
-      type,
-      'status',
-      status,
-    );
+    await this.redis.xadd(...feedEntryArgs(this.keys, { opId: id, ts, type, status }));
   }
 
   /** The one way a status changes: validated by the state machine, recorded as a `status` event. */
@@ -264,11 +248,7 @@ export class OperationStore {
   }
 
   /** A non-status change (checkpoint, usage, plan…), recorded with its own event type. */
-  patch(
-    id: string,
-    patch: TransitionPatch,
-    event: { type: string; data?: Record<string, unknown> },
-  ): Promise<Operation> {
+  patch(id: string, patch: TransitionPatch, event: OperationEventInput): Promise<Operation> {
     return this.update(id, (op) => ({ ...op, ...patch, updatedAt: new Date().toISOString() }), event);
   }
 }

@@ -13,7 +13,7 @@ const CANDIDATES: readonly string[][] = [
   ['--user', '--map-root-user', '--pid', '--fork', '--kill-child'],
 ];
 
-export type PidNamespaceSupport = { prefix: string[] } | { reason: string };
+type PidNamespaceSupport = { prefix: string[] } | { reason: string };
 
 let found: PidNamespaceSupport | undefined;
 

@@ -18,4 +18,3 @@ export * from './secret-rule.ts';
 export * from './secret-scanner.ts';
 export * from './shannon-entropy.ts';
 export * from './token-checksum.ts';
-export * from './unified-diff.ts';

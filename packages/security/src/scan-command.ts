@@ -2,14 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isPullwrightError } from '@pullwright/core';
+import { isPullwrightError, parseUnifiedDiff } from '@pullwright/core';
 import { type DeepFinding, deepScan } from './deep-scan.ts';
 import { DEFAULT_RULES } from './default-rules.ts';
 import { loadGitleaksConfigFile } from './gitleaks-config.ts';
 import { SECRET_FILE_RULE } from './publishable-change.ts';
 import { isSecretFileName } from './secret-file-name.ts';
 import { SecretScanFailedError, SecretScanner } from './secret-scanner.ts';
-import { parseAddedLines } from './unified-diff.ts';
 
 export interface ScanCommandIo {
   stdin: NodeJS.ReadableStream;
@@ -189,11 +188,12 @@ export async function runScanCommand(argv: string[], io: ScanCommandIo): Promise
         for (const f of deepScan(scanner, bytes, file)) findings.push({ ...f, file });
       }
     } else if (args.paths.length === 0) {
-      for (const added of parseAddedLines(await readAll(io.stdin))) {
-        refuse(added.file);
-        // Consecutive added lines are scanned together, so split and multi-line secrets are seen whole.
-        for (const f of deepScan(scanner, added.lines.join('\n'), added.file)) {
-          findings.push({ ...f, file: added.file, line: added.lineNumbers[f.line - 1]! });
+      for (const file of parseUnifiedDiff(await readAll(io.stdin))) {
+        refuse(file.path);
+        const added = file.lines.filter((l) => l.kind === 'add');
+        // Added lines are scanned together, so split and multi-line secrets are seen whole.
+        for (const f of deepScan(scanner, added.map((l) => l.text).join('\n'), file.path)) {
+          findings.push({ ...f, file: file.path, line: added[f.line - 1]?.new ?? 0 });
         }
       }
     } else {

@@ -295,6 +295,14 @@ describe('SecretScanner.scanDiff', () => {
     ]);
   });
 
+  it('names a file git quotes (octal UTF-8 bytes) as it is called', () => {
+    const token = `ghp_${rand(ALNUM, 36)}`;
+    const diff = ['--- "a/sp\\303\\251cial"', '+++ "b/sp\\303\\251cial"', '@@ -0,0 +1 @@', `+t = "${token}"`, ''].join(
+      '\n',
+    );
+    expect(scanner.scanDiff(diff).map((f) => f.file)).toEqual(['spécial']);
+  });
+
   it('catches a private key added as a block', () => {
     const lines = pem.split('\n');
     const diff = ['--- a/k', '+++ b/k', `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');

@@ -1,4 +1,4 @@
-import { PullwrightError } from '@pullwright/core';
+import { PullwrightError, parseUnifiedDiff } from '@pullwright/core';
 import { DEFAULT_RULES } from './default-rules.ts';
 import { KeywordPrefilter } from './keyword-prefilter.ts';
 import { type LineIndex, lineIndex } from './line-index.ts';
@@ -6,7 +6,6 @@ import { MatchPlan } from './match-plan.ts';
 import type { SecretAllowlist, SecretRule, SecretRuleSet } from './secret-rule.ts';
 import { shannonEntropy } from './shannon-entropy.ts';
 import { verifiesChecksum } from './token-checksum.ts';
-import { parseAddedLines } from './unified-diff.ts';
 
 /** A detected secret, safe to log and show: it never carries the secret itself. */
 export interface SecretFinding {
@@ -170,16 +169,18 @@ export class SecretScanner {
     };
     try {
       const findings: SecretFinding[] = [];
-      for (const added of parseAddedLines(unifiedDiff)) {
+      for (const file of parseUnifiedDiff(unifiedDiff)) {
         deadline.check();
+        const added = file.lines.filter((l) => l.kind === 'add');
+        if (added.length === 0) continue;
         // Consecutive added lines are joined so multi-line secrets (PEM blocks) are seen whole.
-        const text = added.lines.join('\n');
+        const text = added.map((l) => l.text).join('\n');
         const lines = lineIndex(text);
-        for (const d of this.#detect(text, added.file, deadline, lines)) {
+        for (const d of this.#detect(text, file.path, deadline, lines)) {
           findings.push({
             ruleId: d.ruleId,
-            file: added.file,
-            line: added.lineNumbers[lines.lineOf(d.line) - 1]!,
+            file: file.path,
+            line: added[lines.lineOf(d.line) - 1]!.new!,
             preview: previewSecret(d.secret),
           });
         }

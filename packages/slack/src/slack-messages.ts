@@ -1,5 +1,10 @@
-import { FINAL_STATUSES, type Operation, type OperationStatus } from '@pullwright/core';
-import type { OperationEvent } from '@pullwright/queue';
+import {
+  FINAL_STATUSES,
+  type Operation,
+  type OperationEvent,
+  type OperationStatus,
+  unknownEventType,
+} from '@pullwright/core';
 import type { KnownBlock } from '@slack/types';
 import type { SlackMessage } from './slack-client.ts';
 
@@ -87,6 +92,17 @@ function context(text: string): KnownBlock {
 }
 
 /** Slack's "are you sure?" on a button that cannot be undone. */
+/** A Block Kit button whose value names what it acts on (the operation, and for approvals the head sha). */
+function actionButton(action_id: string, text: string, value: string, style?: 'primary' | 'danger') {
+  return {
+    type: 'button' as const,
+    action_id,
+    text: { type: 'plain_text' as const, text },
+    value,
+    ...(style ? { style } : {}),
+  };
+}
+
 function confirmDialog(title: string, text: string, confirm: string) {
   return {
     title: { type: 'plain_text' as const, text: title },
@@ -95,6 +111,17 @@ function confirmDialog(title: string, text: string, confirm: string) {
     deny: { type: 'plain_text' as const, text: 'Keep' },
   };
 }
+
+const CONFIRM_REJECT = confirmDialog(
+  'Reject this change?',
+  'The pull request stays open but Pullwright will not merge it.',
+  'Reject',
+);
+const CONFIRM_PLAN_CANCEL = confirmDialog(
+  'Cancel this operation?',
+  'The coder will not start and nothing is changed.',
+  'Cancel it',
+);
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -193,25 +220,8 @@ export class SlackMessages {
           type: 'actions',
           block_id: `pw_review_${op.id}`,
           elements: [
-            {
-              type: 'button',
-              action_id: APPROVE_ACTION,
-              text: { type: 'plain_text', text: 'Approve' },
-              style: 'primary',
-              value,
-            },
-            {
-              type: 'button',
-              action_id: REJECT_ACTION,
-              text: { type: 'plain_text', text: 'Reject' },
-              style: 'danger',
-              value,
-              confirm: confirmDialog(
-                'Reject this change?',
-                'The pull request stays open but Pullwright will not merge it.',
-                'Reject',
-              ),
-            },
+            actionButton(APPROVE_ACTION, 'Approve', value, 'primary'),
+            { ...actionButton(REJECT_ACTION, 'Reject', value, 'danger'), confirm: CONFIRM_REJECT },
           ],
         },
       ],
@@ -231,14 +241,8 @@ export class SlackMessages {
 
   /** The plan waiting for confirmation, with a box for a note and Start / Modify / Cancel. */
   planConfirmation(op: Pick<Operation, 'id'>, plan: unknown): SlackNote {
-    const value = op.id;
-    const button = (action_id: string, text: string, style?: 'primary' | 'danger') => ({
-      type: 'button' as const,
-      action_id,
-      text: { type: 'plain_text' as const, text },
-      value,
-      ...(style ? { style } : {}),
-    });
+    const button = (action_id: string, text: string, style?: 'primary' | 'danger') =>
+      actionButton(action_id, text, op.id, style);
     return {
       milestone: true,
       approval: false,
@@ -259,14 +263,7 @@ export class SlackMessages {
           elements: [
             button(PLAN_START_ACTION, 'Start', 'primary'),
             button(PLAN_MODIFY_ACTION, 'Modify'),
-            {
-              ...button(PLAN_CANCEL_ACTION, 'Cancel', 'danger'),
-              confirm: confirmDialog(
-                'Cancel this operation?',
-                'The coder will not start and nothing is changed.',
-                'Cancel it',
-              ),
-            },
+            { ...button(PLAN_CANCEL_ACTION, 'Cancel', 'danger'), confirm: CONFIRM_PLAN_CANCEL },
           ],
         },
       ],
@@ -327,6 +324,7 @@ export class SlackMessages {
         return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
       case 'plan_confirmation':
         return d.state === 'pending' ? 'waiting for Start on the plan' : `plan ${str(d.state) ?? 'decided'}`;
+      // The rest keep the step line as it is; `note` below names every type.
       default:
         return undefined;
     }
@@ -388,7 +386,35 @@ export class SlackMessages {
         return plain(`:hand: Cancel requested by ${this.#who(d.by)}; stopping after the current step.`);
       case 'status':
         return this.#statusNote(str(d.to), d, op);
+      // No thread note: the channel message's step line and the dashboard show these.
+      case 'revision':
+      case 'deploy':
+      case 'created':
+      case 'model':
+      case 'tool':
+      case 'waiting':
+      case 'locks_acquired':
+      case 'checkpoint':
+      case 'evidence':
+      case 'overlap':
+      case 'risk':
+      case 'approval':
+      case 'approval_pending':
+      case 'auto_approval':
+      case 'usage':
+      case 'base_merged':
+      case 'head_moved':
+      case 'retry_of':
+      case 'retried':
+      case 'slack_session':
+      case 'slack_thread':
+      case 'stuck':
+      case 'unstuck':
+        return undefined;
+      case 'sandbox':
+        return d.sandboxed ? undefined : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
       default:
+        unknownEventType(e.type);
         return undefined;
     }
   }

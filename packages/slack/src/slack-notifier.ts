@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { FINAL_STATUSES, type Operation } from '@pullwright/core';
-import { duplicateRedis, type OperationEvent, type RedisClient, type RedisKeys } from '@pullwright/queue';
+import { FINAL_STATUSES, type Operation, type OperationEvent } from '@pullwright/core';
+import { duplicateRedis, OperationFeed, type RedisClient, type RedisKeys } from '@pullwright/queue';
 import type { Result } from 'ioredis';
 import { SlackApiError } from './slack-client.ts';
 import type { SlackDeps } from './slack-deps.ts';
@@ -49,7 +49,7 @@ export class SlackNotifier {
   readonly #deps: SlackDeps;
   readonly #redis: RedisClient;
   readonly #blocking: RedisClient;
-  readonly #feedKey: string;
+  readonly #feed: OperationFeed;
   readonly #leaseKey: string;
   readonly #token = randomBytes(8).toString('hex');
   readonly #blockMs: number;
@@ -71,7 +71,7 @@ export class SlackNotifier {
     // XREAD BLOCK holds its connection until it returns; unlimited retries so it survives a Redis restart.
     this.#blocking = duplicateRedis(deps.redis, { maxRetriesPerRequest: null });
     this.#blocking.on('error', () => undefined);
-    this.#feedKey = deps.queueKeys.feed();
+    this.#feed = new OperationFeed(deps.redis, deps.queueKeys);
     this.#leaseKey = deps.slackKeys.notifierLease();
     this.#leaseMs = options.leaseMs ?? 15_000;
     this.#blockMs = Math.min(options.blockMs ?? 5000, Math.floor(this.#leaseMs / 3));
@@ -141,12 +141,8 @@ export class SlackNotifier {
           await sleep(Math.min(1000, this.#leaseMs / 3));
           continue;
         }
-        const read = (await this.#blocking.xread('BLOCK', this.#blockMs, 'STREAMS', this.#feedKey, cursor)) as
-          | [string, [string, string[]][]][]
-          | null;
-        const entries = read?.[0]?.[1] ?? [];
-        for (const [id, fields] of entries) {
-          const opId = fieldValue(fields, 'opId');
+        const entries = await this.#feed.waitForNext(this.#blocking, cursor, this.#blockMs);
+        for (const { id, opId } of entries) {
           if (opId && (await this.#deps.sessions.isActive(opId))) void this.sync(opId);
           cursor = id;
         }
@@ -168,12 +164,7 @@ export class SlackNotifier {
    * and sync every followed operation, which covers anything the feed no longer holds.
    */
   async #catchUp(): Promise<string> {
-    const stored = await this.#deps.sessions.feedCursor();
-    let cursor = stored;
-    if (!cursor) {
-      const last = (await this.#redis.xrevrange(this.#feedKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
-      cursor = last[0]?.[0] ?? '0-0';
-    }
+    const cursor = (await this.#deps.sessions.feedCursor()) || (await this.#feed.end());
     for (const opId of await this.#deps.sessions.active()) void this.sync(opId);
     return cursor;
   }
@@ -290,11 +281,6 @@ export class SlackNotifier {
 function planSettled(e: OperationEvent, op: Operation): boolean {
   if (e.type === 'plan_confirmation') return e.data.state !== 'pending';
   return e.type === 'cancel_requested' || (e.type === 'status' && FINAL_STATUSES.has(op.status));
-}
-
-function fieldValue(fields: string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
-  return undefined;
 }
 
 function sleep(ms: number): Promise<void> {

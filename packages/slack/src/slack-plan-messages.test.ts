@@ -75,7 +75,7 @@ describe('plan confirmation messages', () => {
       id: '1-0',
       ts: '',
       opId: 'lx2k9a3f01ab',
-      type: 'plan_confirmation',
+      type: 'plan_confirmation' as const,
       data: { state },
     });
     expect(messages.step(event('pending'))).toBe('waiting for Start on the plan');

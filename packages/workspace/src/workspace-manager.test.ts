@@ -44,7 +44,9 @@ describe('WorkspaceManager', () => {
     expect(git(prepared.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/op1-x');
     await writeFile(path.join(prepared.dir, 'app.js'), 'console.log(2)\n');
     await writeFile(path.join(prepared.dir, 'new.js'), 'x\n');
-    expect(await ws.changedFiles(prepared.dir, prepared.baseSha)).toEqual(['app.js', 'new.js']);
+    await writeFile(path.join(prepared.dir, 'spécial "q".js'), 'x\n');
+    // git would C-quote the last name (`"sp\303\251cial \"q\".js"`) in a plain listing.
+    expect(await ws.changedFiles(prepared.dir, prepared.baseSha)).toEqual(['app.js', 'new.js', 'spécial "q".js']);
     const sha = await ws.commitAll(prepared.dir, 'fix: thing', { 'Pullwright-Operation': 'op1' });
     expect(git(prepared.dir, 'log', '-1', '--format=%B')).toContain('Pullwright-Operation: op1');
     await ws.push(prepared.dir, prepared.branch);

@@ -144,12 +144,16 @@ export class WorkspaceManager {
     return exists ? git.raw(['show', `${sha}:${file}`]) : undefined;
   }
 
-  /** Files that differ from `baseSha`, including new untracked ones. */
+  /**
+   * Files that differ from `baseSha`, including new untracked ones. `-z` gives names as they are:
+   * without it git C-quotes unusual ones (`"sp\303\251cial"`), and the lock and the PathGuard
+   * would see a name no file has.
+   */
   async changedFiles(dir: string, baseSha: string): Promise<string[]> {
     const git = gitClient(dir);
     await git.raw(['add', '--all', '--intent-to-add']);
-    const out = await git.raw(['diff', '--name-only', '--no-renames', baseSha]);
-    return out.split('\n').filter(Boolean).sort();
+    const out = await git.raw(['diff', '--name-only', '-z', '--no-renames', baseSha]);
+    return out.split('\0').filter(Boolean).sort();
   }
 
   async diff(dir: string, baseSha: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 
-export interface AppJwtClaims {
+interface AppJwtClaims {
   iss: string;
   iat: number;
   exp: number;

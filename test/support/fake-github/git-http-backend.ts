@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export interface GitCgiRequest {
+interface GitCgiRequest {
   projectRoot: string;
   /** `/<owner>/<repo>.git/info/refs` and the like. */
   pathInfo: string;

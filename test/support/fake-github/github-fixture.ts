@@ -4,7 +4,7 @@ import { FakeGitHub } from '../fake-github.ts';
 import { SAMPLE_DIR } from '../sample-repo.ts';
 import { type GitHubTestSystem, startGitHubTestSystem } from './github-test-system.ts';
 
-export interface GitHubFixture {
+interface GitHubFixture {
   gh: FakeGitHub;
   sys: GitHubTestSystem;
   /** A fresh copy of the sample repository for each test. */

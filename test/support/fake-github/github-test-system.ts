@@ -10,10 +10,9 @@ import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { Redactor } from '@pullwright/security';
 import { inject } from 'vitest';
 import type { FakeGitHub } from '../fake-github.ts';
+import { DEMO_TRANSCRIPT, TEST_TOKEN } from '../test-runtime.ts';
 
-export const GITHUB_TEST_TOKEN = 'test-token-0123456789abcdef';
-export const WEBHOOK_SECRET = 'webhook-secret-for-tests-0123';
-export const DEMO_TRANSCRIPT = path.resolve(import.meta.dirname, '../../../apps/cli/demo/debug-slugify.replay.json');
+const WEBHOOK_SECRET = 'webhook-secret-for-tests-0123';
 
 export interface GitHubTestSystem {
   runtime: Runtime;
@@ -42,7 +41,7 @@ export async function startGitHubTestSystem(
     REDIS_URL: inject('redisUrl'),
     REDIS_PREFIX: `t${randomBytes(6).toString('hex')}`,
     DATA_DIR: dataDir,
-    API_TOKEN: GITHUB_TEST_TOKEN,
+    API_TOKEN: TEST_TOKEN,
     PORT: '0',
     LOG_LEVEL: 'debug',
     LLM_PROVIDER: 'replay',
@@ -84,7 +83,7 @@ export async function startGitHubTestSystem(
       fetch(`${api.url}${url}`, {
         method,
         headers: {
-          authorization: `Bearer ${GITHUB_TEST_TOKEN}`,
+          authorization: `Bearer ${TEST_TOKEN}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

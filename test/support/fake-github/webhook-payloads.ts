@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 
-export type JsonObject = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
 
 interface WebhookDefinition {
   name: string;
@@ -44,7 +44,7 @@ export interface PayloadRepo {
   apiUrl: string;
 }
 
-export interface PayloadPull {
+interface PayloadPull {
   number: number;
   title: string;
   body: string;

@@ -1,13 +1,11 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError } from '@anthropic-ai/sdk';
-import { type Logger, silentLogger } from '@pullwright/core';
-import { Redactor } from '@pullwright/security';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../model-provider.ts';
 import { type AnthropicReply, fromAnthropicMessage } from './anthropic-message.ts';
 import { buildAnthropicParams } from './anthropic-request.ts';
 import { AnthropicStreamAssembler } from './anthropic-stream-assembler.ts';
 import { AnthropicTurnMemory } from './anthropic-turn-memory.ts';
-import { type RetryOptions, retryPolicyFrom } from './retry-options.ts';
-import { type RetryPolicy, withRetries } from './with-retries.ts';
+import { ProviderRetries } from './provider-retries.ts';
+import type { RetryOptions } from './retry-options.ts';
 
 export interface AnthropicProviderOptions extends RetryOptions {
   apiKey: string;
@@ -28,26 +26,25 @@ export class AnthropicProvider implements ModelProvider {
   readonly name = 'anthropic';
   readonly model: string;
   readonly #client: Anthropic;
-  readonly #policy: RetryPolicy;
+  readonly #retries: ProviderRetries;
   readonly #stream: boolean;
   readonly #promptCaching: boolean;
-  readonly #redactor: Redactor;
-  readonly #logger: Logger;
   readonly #memory = new AnthropicTurnMemory();
 
   constructor(options: AnthropicProviderOptions) {
     this.model = options.model;
-    this.#policy = retryPolicyFrom(options);
+    this.#retries = new ProviderRetries(this.name, options, {
+      connectionError: APIConnectionError,
+      timeoutError: APIConnectionTimeoutError,
+    });
     this.#stream = options.stream ?? true;
     this.#promptCaching = options.promptCaching ?? true;
-    this.#redactor = new Redactor({ secrets: [options.apiKey] });
-    this.#logger = options.logger ?? silentLogger();
     this.#client = new Anthropic({
       apiKey: options.apiKey,
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      // Retries and the deadline are ours (see withRetries); the SDK's would stack on top.
+      // Retries and the deadline are ours (see ProviderRetries); the SDK's would stack on top.
       maxRetries: 0,
-      timeout: this.#policy.timeoutMs,
+      timeout: this.#retries.policy.timeoutMs,
       // Its debug level prints request bodies; our logger reports retries instead.
       logLevel: 'off',
     });
@@ -59,16 +56,8 @@ export class AnthropicProvider implements ModelProvider {
       promptCaching: this.#promptCaching,
       memory: this.#memory,
     });
-    const reply = await withRetries(
-      {
-        provider: this.name,
-        policy: this.#policy,
-        sdk: { connectionError: APIConnectionError, timeoutError: APIConnectionTimeoutError },
-        redactor: this.#redactor,
-        logger: this.#logger,
-        signal: request.signal,
-      },
-      (signal) => (this.#stream ? this.#streamed(params, signal) : this.#single(params, signal)),
+    const reply = await this.#retries.run(request.signal, (signal) =>
+      this.#stream ? this.#streamed(params, signal) : this.#single(params, signal),
     );
     this.#memory.remember(reply.response.content, reply.raw);
     return reply.response;

@@ -54,7 +54,7 @@ function markLastBlock(message: Anthropic.MessageParam): void {
   }
 }
 
-export interface AnthropicParamsOptions {
+interface AnthropicParamsOptions {
   model: string;
   promptCaching: boolean;
   memory: AnthropicTurnMemory;

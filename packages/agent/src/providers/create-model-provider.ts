@@ -38,6 +38,7 @@ export function createModelProvider(
   replay: (config: ModelProviderConfig) => ModelProvider,
   logger?: Logger,
 ): ModelProvider {
+  const retry = { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, logger };
   switch (config.provider) {
     case 'anthropic':
       if (!config.anthropicApiKey) {
@@ -47,10 +48,8 @@ export function createModelProvider(
         apiKey: config.anthropicApiKey,
         baseURL: config.anthropicBaseUrl,
         model: config.model ?? DEFAULT_MODELS.anthropic,
-        timeoutMs: config.timeoutMs,
-        maxRetries: config.maxRetries,
         stream: config.stream,
-        logger,
+        ...retry,
       });
     case 'openai':
       // A base URL without a key is a local server (vLLM, llama.cpp, Ollama); OpenAI itself needs the key.
@@ -63,9 +62,7 @@ export function createModelProvider(
         apiKey: config.openaiApiKey,
         baseURL: config.openaiBaseUrl,
         model: config.model ?? DEFAULT_MODELS.openai,
-        timeoutMs: config.timeoutMs,
-        maxRetries: config.maxRetries,
-        logger,
+        ...retry,
       });
     case 'replay':
       return replay(config);

@@ -1,11 +1,9 @@
-import { type Logger, silentLogger } from '@pullwright/core';
-import { Redactor } from '@pullwright/security';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError } from 'openai';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../model-provider.ts';
 import { fromChatCompletion } from './openai-completion.ts';
 import { buildOpenAIParams } from './openai-request.ts';
-import { type RetryOptions, retryPolicyFrom } from './retry-options.ts';
-import { type RetryPolicy, withRetries } from './with-retries.ts';
+import { ProviderRetries } from './provider-retries.ts';
+import type { RetryOptions } from './retry-options.ts';
 
 export interface OpenAIProviderOptions extends RetryOptions {
   /** Optional: local servers (vLLM, llama.cpp, Ollama) take none, and then no Authorization header is sent. */
@@ -25,17 +23,16 @@ export class OpenAIProvider implements ModelProvider {
   readonly name = 'openai';
   readonly model: string;
   readonly #client: OpenAI;
-  readonly #policy: RetryPolicy;
+  readonly #retries: ProviderRetries;
   readonly #maxTokensField: 'max_completion_tokens' | 'max_tokens';
-  readonly #redactor: Redactor;
-  readonly #logger: Logger;
 
   constructor(options: OpenAIProviderOptions) {
     this.model = options.model;
-    this.#policy = retryPolicyFrom(options);
+    this.#retries = new ProviderRetries(this.name, options, {
+      connectionError: APIConnectionError,
+      timeoutError: APIConnectionTimeoutError,
+    });
     this.#maxTokensField = options.maxTokensField ?? (options.baseURL ? 'max_tokens' : 'max_completion_tokens');
-    this.#redactor = new Redactor({ secrets: options.apiKey ? [options.apiKey] : [] });
-    this.#logger = options.logger ?? silentLogger();
     const keyless = !options.apiKey;
     this.#client = new OpenAI({
       // The SDK insists on a credential; without a key it gets a placeholder and the
@@ -49,26 +46,16 @@ export class OpenAIProvider implements ModelProvider {
       organization: null,
       project: null,
       maxRetries: 0,
-      timeout: this.#policy.timeoutMs,
+      timeout: this.#retries.policy.timeoutMs,
       logLevel: 'off',
     });
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
     const params = buildOpenAIParams(request, { model: this.model, maxTokensField: this.#maxTokensField });
-    return withRetries(
-      {
-        provider: this.name,
-        policy: this.#policy,
-        sdk: { connectionError: APIConnectionError, timeoutError: APIConnectionTimeoutError },
-        redactor: this.#redactor,
-        logger: this.#logger,
-        signal: request.signal,
-      },
-      async (signal) => {
-        const completion = await this.#client.chat.completions.create(params, { signal, maxRetries: 0 });
-        return fromChatCompletion(completion, this.model);
-      },
-    );
+    return this.#retries.run(request.signal, async (signal) => {
+      const completion = await this.#client.chat.completions.create(params, { signal, maxRetries: 0 });
+      return fromChatCompletion(completion, this.model);
+    });
   }
 }

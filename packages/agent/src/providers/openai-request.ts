@@ -4,7 +4,7 @@ import type { ModelMessage, ModelRequest } from '../model-provider.ts';
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
 
 /** OpenAI has no is_error flag on tool messages; the model reads this prefix instead. */
-export const TOOL_ERROR_PREFIX = 'ERROR: ';
+const TOOL_ERROR_PREFIX = 'ERROR: ';
 
 function toChatMessages(message: ModelMessage): ChatMessage[] {
   if (message.role === 'assistant') {
@@ -48,7 +48,7 @@ function toChatMessages(message: ModelMessage): ChatMessage[] {
   return out;
 }
 
-export interface OpenAIParamsOptions {
+interface OpenAIParamsOptions {
   model: string;
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
 }

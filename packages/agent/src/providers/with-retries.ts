@@ -19,7 +19,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export interface RetryRun {
+interface RetryRun {
   provider: string;
   policy: RetryPolicy;
   sdk: SdkErrorClasses;

@@ -6,7 +6,7 @@ import { installDependencies } from './install-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
 /** Every check once on a tree, as a baseline entry (with the fingerprint of a failure). */
-export async function runBaseline(
+async function runBaseline(
   dir: string,
   commands: RepoCommands,
   runner: CommandRunner,

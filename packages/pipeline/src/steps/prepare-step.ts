@@ -1,4 +1,5 @@
 import { branchNameFor } from '@pullwright/core';
+import { parseRepoPolicy } from '@pullwright/policy';
 import { gitClient } from '@pullwright/workspace';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
@@ -28,8 +29,10 @@ export const prepareStep: Step<WorkContext> = {
     await workspace.syncMirror(repo, cloneUrl, auth);
     const baseSha = ctx.op.baseSha ?? (await workspace.branchSha(repo, ctx.op.baseBranch));
     if (!baseSha) throw new StopOperation('failed', `base branch ${ctx.op.baseBranch} does not exist in ${repo}`);
-    if (!ctx.op.policy)
-      ctx.op = await deps.approvalPolicy.atClaim(ctx.opId, await workspace.readAt(repo, baseSha, '.pullwright.yml'));
+    // The one parse of the base commit's .pullwright.yml: the policy and the check commands.
+    const fileText = await workspace.readAt(repo, baseSha, '.pullwright.yml');
+    const repoFile = fileText === undefined ? undefined : parseRepoPolicy(fileText);
+    if (!ctx.op.policy) ctx.op = await deps.approvalPolicy.atClaim(ctx.opId, repoFile);
     const policy = deps.approvalPolicy.policyOf(ctx.op);
 
     const branch = ctx.op.branch ?? (ctx.kind === 'run' ? branchNameFor(ctx.op, policy.branches.prefix) : undefined);
@@ -52,7 +55,11 @@ export const prepareStep: Step<WorkContext> = {
       startSha = head;
     }
 
-    const commands = await detectRepoCommands((file) => workspace.readAt(repo, baseSha, file), deps.checkTimeoutMs);
+    const commands = await detectRepoCommands(
+      repoFile,
+      (file) => workspace.readAt(repo, baseSha, file),
+      deps.checkTimeoutMs,
+    );
     if (!commands.checks.test)
       throw new StopOperation(
         'failed',

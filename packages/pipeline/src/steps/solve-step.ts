@@ -14,7 +14,7 @@ import { checkFailureText } from './verify-step.ts';
 import { baselineOf, type WorkContext, workOf } from './work-context.ts';
 
 /** What a person asked, with its context, as the model's task. */
-export function taskText(op: Operation): string {
+function taskText(op: Operation): string {
   const parts = [`Request (${op.type}) for ${op.repo}, base branch ${op.baseBranch}:\n${op.description}`];
   const c = op.context;
   if (c.errorText) parts.push(`Error:\n${c.errorText}`);
