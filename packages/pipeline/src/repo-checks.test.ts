@@ -10,7 +10,7 @@ import { CheckResultCache, detectRepoCommands, RepoChecks } from './repo-checks.
 const CEILING = 600_000;
 const repoOf = (files: Record<string, string>) => (file: string) => Promise.resolve(files[file]);
 /** The base commit as the prepare step reads it: `.pullwright.yml` parsed once, other files on request. */
-const detect = (files: Record<string, string>, ceiling = CEILING) => {
+const detect = async (files: Record<string, string>, ceiling = CEILING) => {
   const yml = files['.pullwright.yml'];
   return detectRepoCommands(yml === undefined ? undefined : parseRepoPolicy(yml), repoOf(files), ceiling);
 };

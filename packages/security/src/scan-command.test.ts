@@ -124,7 +124,7 @@ describe('runScanCommand', () => {
   it('exits 2 when the diff cannot be parsed, so a hook blocks the commit', async () => {
     const r = await run([], { stdin: '--- a/x\n+++ b/x\n@@ -1,2 +1,9 @@\n+only one line\n' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('secret scan failed');
+    expect(r.stderr).toContain('unified diff: hunk ends early');
   });
 
   it('uses a gitleaks config given with --config', async () => {
