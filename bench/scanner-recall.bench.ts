@@ -115,6 +115,12 @@ function nearMisses(pick: Pick): Case[] {
     ['code', 'if (!secret) throw new Error("missing secret");'],
     ['code', 'curl -u "$USER:$PASSWORD" https://ci.internal/api'],
     ['code', 'curl -H "Authorization: Bearer $TOKEN" https://api.internal/v1'],
+    ['code', 'Anthropic.CMEKKeyDisabledError = shared_1.CMEKKeyDisabledError;'],
+    ['code', 'export type OAuth2Client = OldOAuth2Client | CurrentOAuth2Client;'],
+    ['code', 'error(accessExpression, Diagnostics.Type_0_cannot_be_used_to_index_type_1);'],
+    ['code', 'this.socks5ChosenAuthType = constants_1.Socks5Auth.UserPass;'],
+    ['code', "PWD: '/Users/maciej',"],
+    ['code', 'node app.js | pino-http-send -u http://localhost:8080/logs'],
     ['data', `background: #${pick(HEX, 6)}; color: #${pick(HEX, 6)};`],
     [
       'data',

@@ -141,12 +141,14 @@ export function deepScan(scanner: SecretScanner, content: string | Uint8Array, f
     out.push({ ruleId, line, preview: previewSecret(secret), ...(via === undefined ? {} : { via }) });
   };
 
-  for (const s of scanner.spans(text, file)) add(s.ruleId, s.start, text.slice(s.start, s.end), base);
+  // A binary's printable runs are mostly noise: generic rules would read random bytes as values.
+  const rules = base === 'strings' ? scanner.specific() : scanner;
+  for (const s of rules.spans(text, file)) add(s.ruleId, s.start, text.slice(s.start, s.end), base);
   // Path-only rules report the file itself; they were answered above.
   const walkDecoded = (layer: string, at: (offset: number) => number, depth: number): void => {
     for (const run of decodedRuns(layer)) {
       const where = at(run.at);
-      for (const s of scanner.spans(run.text, '')) add(s.ruleId, where, run.text.slice(s.start, s.end), run.via);
+      for (const s of rules.spans(run.text, '')) add(s.ruleId, where, run.text.slice(s.start, s.end), run.via);
       if (depth < MAX_DEPTH) walkDecoded(run.text, () => where, depth + 1);
     }
   };
@@ -155,7 +157,7 @@ export function deepScan(scanner: SecretScanner, content: string | Uint8Array, f
   const joined = removeMatches(text, CONCATENATION);
   const continued = removeMatches(joined.text, CONTINUATION);
   if (continued.text !== text) {
-    for (const s of scanner.spans(continued.text, file)) {
+    for (const s of rules.spans(continued.text, file)) {
       const o = originalOffset(joined, originalOffset(continued, s.start));
       add(s.ruleId, o, continued.text.slice(s.start, s.end), 'joined');
     }

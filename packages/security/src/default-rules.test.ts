@@ -78,6 +78,19 @@ describe('default rules', () => {
     ['function call', 'password = getPasswordFromVault(name)'],
     ['curl with a variable', 'curl -u "deploy:$DEPLOY_PASSWORD" https://ci.internal/api'],
     ['curl with a placeholder header', 'curl -H "Authorization: Bearer <token>" https://api.example.com'],
+    // Found by scanning real packages (node_modules) for false positives:
+    ['re-exported class', 'Anthropic.CMEKKeyDisabledError = shared_1.CMEKKeyDisabledError;'],
+    ['type union', 'export type OAuth2Client = OldOAuth2Client | CurrentOAuth2Client;'],
+    ['diagnostic constant', 'error(accessExpression, Diagnostics.Type_0_cannot_be_used_to_index_type_1);'],
+    ['constant alias', 'exports2.SOCKS5_NO_ACCEPTABLE_AUTH = SOCKS5_NO_ACCEPTABLE_AUTH;'],
+    ['working directory variable', "PWD: '/Users/maciej',"],
+    ['command whose name contains http', 'node app.js | pino-http-send -u http://localhost:8080/logs'],
+    ['documentation URL with a password', "const u = new URL('https://abc:xyz@example.com');"],
+    [
+      'next JSON entry after a comma',
+      '"Do_not_report_errors_4": "Ne pas accéder au code.",\n  "Add_a_type_to_parameter_of_the_set_accessor_9033": "x"',
+    ],
+    ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
   });
