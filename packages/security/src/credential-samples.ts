@@ -253,6 +253,8 @@ structural(
 keyed('freshbooks-access-token', 'freshbooks', 'FRESHBOOKS_ACCESS_TOKEN', r(ALNUM, 64));
 bare('gcp-api-key', 'gcp', 'AIza', r(URLSAFE, 35));
 bare('gcp-oauth-client-secret', 'gcp', 'GOCSPX-', r(URLSAFE, 28));
+bare('gcp-oauth-access-token', 'gcp', 'ya29.', r(URLSAFE, 120));
+bare('gcp-oauth-refresh-token', 'gcp', '1//0', r(URLSAFE, 99));
 samples.push({ ruleId: 'github-pat', family: 'github', prefix: 'ghp_', secret: checksummed('ghp_') });
 bare('github-fine-grained-pat', 'github', 'github_pat_', (p) => `${p(ALNUM, 22)}_${p(ALNUM, 59)}`);
 samples.push({ ruleId: 'github-oauth', family: 'github', prefix: 'gho_', secret: checksummed('gho_') });
