@@ -90,6 +90,10 @@ describe('default rules', () => {
       'next JSON entry after a comma',
       '"Do_not_report_errors_4": "Ne pas accéder au code.",\n  "Add_a_type_to_parameter_of_the_set_accessor_9033": "x"',
     ],
+    [
+      'slice of a base64 blob',
+      `src: url(data:font/woff2;base64,d09GMgABAAAAA/EAA${'q7Zk2Lm9Xv4Tn8Wp1Rs6'.repeat(6)}+AKCp${'Hb3Jd5Kf7Lg9Mh2Nj4'.repeat(5)}/gQ==)`,
+    ],
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
