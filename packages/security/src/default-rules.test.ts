@@ -64,6 +64,14 @@ describe('default rules', () => {
 
   it.each([
     ['documented AWS example key', 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE'],
+    [
+      'jwt.io example token',
+      `Authorization: Bearer ${['eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ', 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'].join('.')}`,
+    ],
+    [
+      'Stripe API reference test key',
+      `Stripe(${JSON.stringify(['sk', 'test', '4eC39HqLyjWDarjtT1zdp7dc'].join('_'))})`,
+    ],
     ['angle-bracket placeholder', 'SENTRY_AUTH_TOKEN=<your-token>'],
     ['template reference', 'password: "{{ .Values.db.password }}"'],
     ['environment lookup', 'const apiKey = process.env.STRIPE_SECRET_KEY2;'],
