@@ -2,7 +2,8 @@
  * Recall and false-positive rate of the default rules on a held-out corpus we generate:
  * every rule's documented format (credential-samples.ts) drawn from a seed the per-rule
  * tests do not use, in every syntax (env, YAML, JSON, XML, TOML, shell, Makefile, Go, Java,
- * PHP, Python, TS; code, config and prose for prefixed tokens), plus each one base64- and
+ * PHP, Python, TS; code, config and prose for prefixed tokens) and six more the tests never
+ * use (escaped JSON, nested YAML, .NET config, query strings…), plus each one base64- and
  * hex-encoded and split over two concatenated lines (found through deepScan, as the publish
  * gate and the CLI scan). Look-alikes: each format with its random part replaced by a
  * placeholder, as a variable reference, its prefix alone, and a set of everyday near misses
@@ -27,6 +28,26 @@ interface Case {
   file: string;
 }
 
+const camel = (n: string): string => n.toLowerCase().replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** Syntaxes the per-rule tests never use: escaped JSON, nested YAML, .NET config, query strings. */
+const MORE_KEYED: Array<(name: string, value: string) => string> = [
+  (n, v) => `body = "{\\"${camel(n)}\\":\\"${v}\\"}"`,
+  (n, v) => `${n.split('_')[0]!.toLowerCase()}:\n  ${n.split('_').slice(1).join('_').toLowerCase() || 'token'}: ${v}`,
+  (n, v) => `os.Setenv("${n}", "${v}")`,
+  (n, v) => `${n.toLowerCase().replace(/_/g, '.')}=${v}`,
+  (n, v) => `<add key="${camel(n)}" value="${v}" />`,
+  (n, v) => `https://api.internal/v1?${n.toLowerCase()}=${v}&page=1`,
+];
+const MORE_BARE: Array<(name: string, value: string) => string> = [
+  (_, v) => `Authorization: token ${v}`,
+  (_, v) => `https://api.internal/v1?access_token=${v}&page=1`,
+  (_, v) => `body = "{\\"token\\":\\"${v}\\"}"`,
+  (_, v) => `tokens = [${v}]`,
+  (_, v) => `    '${v}',`,
+  (_, v) => `# rotated: ${v}`,
+];
+
 function positives(pick: Pick): Case[] {
   const out: Case[] = [];
   for (const sample of CREDENTIAL_SAMPLES) {
@@ -34,6 +55,11 @@ function positives(pick: Pick): Case[] {
     const syntaxes = sample.text ? 1 : sample.name ? KEYED_SYNTAXES.length : BARE_SYNTAXES.length;
     for (let i = 0; i < syntaxes; i++) {
       out.push({ family: sample.family, file, text: sampleText(sample, sample.secret(pick), pick, i) });
+    }
+    if (!sample.text) {
+      for (const make of sample.name ? MORE_KEYED : MORE_BARE) {
+        out.push({ family: sample.family, file, text: make(sample.name ?? '', sample.secret(pick)) });
+      }
     }
     const secret = sample.secret(pick);
     const plain = sampleText(sample, secret, pick);
@@ -89,6 +115,12 @@ function nearMisses(pick: Pick): Case[] {
     ['code', 'if (!secret) throw new Error("missing secret");'],
     ['code', 'curl -u "$USER:$PASSWORD" https://ci.internal/api'],
     ['code', 'curl -H "Authorization: Bearer $TOKEN" https://api.internal/v1'],
+    ['code', 'Anthropic.CMEKKeyDisabledError = shared_1.CMEKKeyDisabledError;'],
+    ['code', 'export type OAuth2Client = OldOAuth2Client | CurrentOAuth2Client;'],
+    ['code', 'error(accessExpression, Diagnostics.Type_0_cannot_be_used_to_index_type_1);'],
+    ['code', 'this.socks5ChosenAuthType = constants_1.Socks5Auth.UserPass;'],
+    ['code', "PWD: '/Users/maciej',"],
+    ['code', 'node app.js | pino-http-send -u http://localhost:8080/logs'],
     ['data', `background: #${pick(HEX, 6)}; color: #${pick(HEX, 6)};`],
     [
       'data',

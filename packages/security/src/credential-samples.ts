@@ -137,6 +137,12 @@ structural(
   (s) => `curl -X POST -H "Authorization: Bearer ${s}" https://api.internal/v1/jobs`,
 );
 structural(
+  'authorization-header',
+  'command-line',
+  (p) => Buffer.from(`deploy:${password(p)}`).toString('base64'),
+  (s) => `GET /api/builds HTTP/1.1\nAuthorization: Basic ${s}`,
+);
+structural(
   'wget-auth-password',
   'command-line',
   password,
@@ -176,6 +182,13 @@ keyed('aws-secret-access-key', 'aws', 'AWS_SECRET_ACCESS_KEY', r(B64, 40));
 bare('aws-bedrock-api-key', 'aws', 'ABSKQmVkcm9ja0FQSUtleS', r(B64, 120));
 bare('aws-bedrock-short-term-api-key', 'aws', 'bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t', r(B64, 200));
 bare('azure-ad-client-secret', 'azure', '', (p) => `${p(ALNUM, 3)}${p(DIGITS, 1)}Q~${p(`${ALNUM}_~.-`, 34)}`);
+structural(
+  'azure-sas-token',
+  'azure',
+  (p) => encodeURIComponent(`${p(B64, 43)}=`),
+  (s) =>
+    `https://appdata.blob.core.windows.net/uploads?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2026-01-01T00:00:00Z&sig=${s}`,
+);
 structural(
   'azure-storage-account-key',
   'azure',
@@ -240,6 +253,8 @@ structural(
 keyed('freshbooks-access-token', 'freshbooks', 'FRESHBOOKS_ACCESS_TOKEN', r(ALNUM, 64));
 bare('gcp-api-key', 'gcp', 'AIza', r(URLSAFE, 35));
 bare('gcp-oauth-client-secret', 'gcp', 'GOCSPX-', r(URLSAFE, 28));
+bare('gcp-oauth-access-token', 'gcp', 'ya29.', r(URLSAFE, 120));
+bare('gcp-oauth-refresh-token', 'gcp', '1//0', r(URLSAFE, 99));
 samples.push({ ruleId: 'github-pat', family: 'github', prefix: 'ghp_', secret: checksummed('ghp_') });
 bare('github-fine-grained-pat', 'github', 'github_pat_', (p) => `${p(ALNUM, 22)}_${p(ALNUM, 59)}`);
 samples.push({ ruleId: 'github-oauth', family: 'github', prefix: 'gho_', secret: checksummed('gho_') });
@@ -444,6 +459,13 @@ keyed('zendesk-secret-key', 'zendesk', 'ZENDESK_API_TOKEN', r(ALNUM, 40));
 keyed('generic-api-key', 'generic', 'PAYMENTS_SERVICE_API_KEY', r(ALNUM, 32));
 keyed('generic-hex-secret', 'generic', 'WEBHOOK_SECRET', r(HEX, 40));
 keyed('generic-password', 'generic', 'DB_PASSWORD', password);
+structural(
+  'generic-config-add-value',
+  'generic',
+  r(ALNUM, 32),
+  (s) => `<appSettings>\n  <add key="PaymentsApiKey" value="${s}" />\n</appSettings>`,
+  'Web.config',
+);
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;
 

@@ -42,8 +42,8 @@ describe('deepScan', () => {
     const token = githubToken();
     const text = `# config\n${split(token.slice(0, 17), token.slice(17))}\n`;
     const line = text.split('\n').findIndex((l) => l.includes(token.slice(0, 17))) + 1;
-    expect(scanner.scanText(text, 'src/a.ts')).toEqual([]);
-    expect(deepScan(scanner, text, 'src/a.ts')).toEqual([
+    expect(scanner.scanText(text, 'src/a.ts').map((f) => f.ruleId)).not.toContain('github-pat');
+    expect(deepScan(scanner, text, 'src/a.ts').filter((f) => f.ruleId === 'github-pat')).toEqual([
       { ruleId: 'github-pat', line, preview: 'ghp_…', via: 'joined' },
     ]);
   });

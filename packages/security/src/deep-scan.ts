@@ -1,8 +1,12 @@
+import { type DerKeyKind, derPrivateKeyKind } from './der-private-key.ts';
 import { lineIndex } from './line-index.ts';
 import { previewSecret, type SecretScanner } from './secret-scanner.ts';
 
-/** How a finding's text was derived from the scanned content. */
-export type SecretEncoding = 'base64' | 'hex' | 'joined' | 'strings';
+/** How a finding's text was derived from the scanned content ('der': a binary file's own bytes). */
+export type SecretEncoding = 'base64' | 'hex' | 'joined' | 'strings' | 'der';
+
+/** The rule id of a private key found by its ASN.1 structure rather than by a text rule. */
+export const DER_PRIVATE_KEY_RULE = 'private-key-der';
 
 /** A finding in some content: never the secret itself, at most its first 4 characters. */
 export interface DeepFinding {
@@ -57,21 +61,35 @@ function asText(bytes: Buffer): string | undefined {
   return printable >= bytes.length * 0.9 ? bytes.toString('latin1') : undefined;
 }
 
-/** Decoded texts of the base64, base64url and hex runs in `text`, with where each run starts. */
-function decodedRuns(text: string): Array<{ at: number; text: string; via: 'base64' | 'hex' }> {
-  const out: Array<{ at: number; text: string; via: 'base64' | 'hex' }> = [];
-  for (const m of text.matchAll(HEX_RUN)) {
-    const decoded = asText(Buffer.from(m[0], 'hex'));
-    if (decoded !== undefined) out.push({ at: m.index, text: decoded, via: 'hex' });
-  }
+interface DecodedRun {
+  at: number;
+  run: string;
+  via: 'base64' | 'hex';
+  /** The decoded bytes read as text, when they do. */
+  text?: string;
+  /** The decoded bytes are a private key (DER), when they are. */
+  key?: DerKeyKind;
+}
+
+/** Decoded base64, base64url and hex runs of `text` that are text or a private key, with where each run starts. */
+function decodedRuns(text: string): DecodedRun[] {
+  const out: DecodedRun[] = [];
+  const decode = (at: number, run: string, via: 'base64' | 'hex', bytes: Buffer): void => {
+    const asString = asText(bytes);
+    if (asString !== undefined) out.push({ at, run, via, text: asString });
+    else {
+      const key = derPrivateKeyKind(bytes);
+      if (key) out.push({ at, run, via, key });
+    }
+  };
+  for (const m of text.matchAll(HEX_RUN)) decode(m.index, m[0], 'hex', Buffer.from(m[0], 'hex'));
   for (const m of text.matchAll(BASE64_RUN)) {
     // A hex run is also a base64 run; its base64 reading is noise.
     if (/^[0-9a-fA-F]+$/.test(m[0])) continue;
     const urlSafe = /[_-]/.test(m[0]);
     // Node's decoder stops at the first invalid character instead of failing: an embedded run
     // (`…;base64,AAAA`) decodes as far as it is base64.
-    const decoded = asText(Buffer.from(m[0], urlSafe ? 'base64url' : 'base64'));
-    if (decoded !== undefined) out.push({ at: m.index, text: decoded, via: 'base64' });
+    decode(m.index, m[0], 'base64', Buffer.from(m[0], urlSafe ? 'base64url' : 'base64'));
   }
   return out;
 }
@@ -132,21 +150,37 @@ export function deepScan(scanner: SecretScanner, content: string | Uint8Array, f
 
   const lines = lineIndex(text);
   const seen = new Set<string>();
+  const seenLines = new Set<string>();
   const out: DeepFinding[] = [];
   const add = (ruleId: string, offset: number, secret: string, via: SecretEncoding | undefined): void => {
     const line = lines.lineOf(offset);
     const key = `${ruleId}\0${line}\0${secret}`;
-    if (seen.has(key)) return;
+    // Joining lines re-finds what was already found on them (a PEM block, whole): same rule, same line.
+    if (seen.has(key) || (via === 'joined' && seenLines.has(`${ruleId}\0${line}`))) return;
     seen.add(key);
-    out.push({ ruleId, line, preview: previewSecret(secret), ...(via === undefined ? {} : { via }) });
+    seenLines.add(`${ruleId}\0${line}`);
+    out.push({
+      ruleId,
+      line,
+      preview: secret === '' ? '' : previewSecret(secret),
+      ...(via === undefined ? {} : { via }),
+    });
   };
 
-  for (const s of scanner.spans(text, file)) add(s.ruleId, s.start, text.slice(s.start, s.end), base);
+  // A binary's printable runs are mostly noise: generic rules would read random bytes as values.
+  const rules = base === 'strings' ? scanner.specific() : scanner;
+  for (const s of rules.spans(text, file)) add(s.ruleId, s.start, text.slice(s.start, s.end), base);
   // Path-only rules report the file itself; they were answered above.
+  if (base === 'strings' && derPrivateKeyKind(content as Uint8Array)) add(DER_PRIVATE_KEY_RULE, 0, '', 'der');
   const walkDecoded = (layer: string, at: (offset: number) => number, depth: number): void => {
     for (const run of decodedRuns(layer)) {
       const where = at(run.at);
-      for (const s of scanner.spans(run.text, '')) add(s.ruleId, where, run.text.slice(s.start, s.end), run.via);
+      // A key whose PEM armour a text rule already reported on this line is one finding, not two.
+      if (run.key && !seenLines.has(`private-key\0${lines.lineOf(where)}`)) {
+        add(DER_PRIVATE_KEY_RULE, where, run.run, run.via);
+      }
+      if (run.text === undefined) continue;
+      for (const s of rules.spans(run.text, '')) add(s.ruleId, where, run.text.slice(s.start, s.end), run.via);
       if (depth < MAX_DEPTH) walkDecoded(run.text, () => where, depth + 1);
     }
   };
@@ -155,7 +189,7 @@ export function deepScan(scanner: SecretScanner, content: string | Uint8Array, f
   const joined = removeMatches(text, CONCATENATION);
   const continued = removeMatches(joined.text, CONTINUATION);
   if (continued.text !== text) {
-    for (const s of scanner.spans(continued.text, file)) {
+    for (const s of rules.spans(continued.text, file)) {
       const o = originalOffset(joined, originalOffset(continued, s.start));
       add(s.ruleId, o, continued.text.slice(s.start, s.end), 'joined');
     }

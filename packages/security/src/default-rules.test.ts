@@ -64,6 +64,14 @@ describe('default rules', () => {
 
   it.each([
     ['documented AWS example key', 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE'],
+    [
+      'jwt.io example token',
+      `Authorization: Bearer ${['eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ', 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'].join('.')}`,
+    ],
+    [
+      'Stripe API reference test key',
+      `Stripe(${JSON.stringify(['sk', 'test', '4eC39HqLyjWDarjtT1zdp7dc'].join('_'))})`,
+    ],
     ['angle-bracket placeholder', 'SENTRY_AUTH_TOKEN=<your-token>'],
     ['template reference', 'password: "{{ .Values.db.password }}"'],
     ['environment lookup', 'const apiKey = process.env.STRIPE_SECRET_KEY2;'],
@@ -78,6 +86,23 @@ describe('default rules', () => {
     ['function call', 'password = getPasswordFromVault(name)'],
     ['curl with a variable', 'curl -u "deploy:$DEPLOY_PASSWORD" https://ci.internal/api'],
     ['curl with a placeholder header', 'curl -H "Authorization: Bearer <token>" https://api.example.com'],
+    // Found by scanning real packages (node_modules) for false positives:
+    ['re-exported class', 'Anthropic.CMEKKeyDisabledError = shared_1.CMEKKeyDisabledError;'],
+    ['type union', 'export type OAuth2Client = OldOAuth2Client | CurrentOAuth2Client;'],
+    ['diagnostic constant', 'error(accessExpression, Diagnostics.Type_0_cannot_be_used_to_index_type_1);'],
+    ['constant alias', 'exports2.SOCKS5_NO_ACCEPTABLE_AUTH = SOCKS5_NO_ACCEPTABLE_AUTH;'],
+    ['working directory variable', "PWD: '/Users/maciej',"],
+    ['command whose name contains http', 'node app.js | pino-http-send -u http://localhost:8080/logs'],
+    ['documentation URL with a password', "const u = new URL('https://abc:xyz@example.com');"],
+    [
+      'next JSON entry after a comma',
+      '"Do_not_report_errors_4": "Ne pas accéder au code.",\n  "Add_a_type_to_parameter_of_the_set_accessor_9033": "x"',
+    ],
+    [
+      'slice of a base64 blob',
+      `src: url(data:font/woff2;base64,d09GMgABAAAAA/EAA${'q7Zk2Lm9Xv4Tn8Wp1Rs6'.repeat(6)}+AKCp${'Hb3Jd5Kf7Lg9Mh2Nj4'.repeat(5)}/gQ==)`,
+    ],
+    ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
   });

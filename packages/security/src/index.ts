@@ -1,5 +1,6 @@
 export * from './deep-scan.ts';
 export * from './default-rules.ts';
+export * from './der-private-key.ts';
 export * from './dot-git-name.ts';
 export * from './git-hardening.ts';
 export * from './gitignore-matcher.ts';
