@@ -118,4 +118,35 @@ describe('WorkspaceManager', () => {
     expect(await ws.commitAll(prepared.dir, 'z', {})).toMatch(/^[0-9a-f]{40}$/);
     expect(existsSync(path.join(tmp, 'HOOK_RAN'))).toBe(false);
   });
+
+  it('a finished worktree goes back to the pool and the next operation gets it clean, on its own branch from the new base', async () => {
+    const first = await ws.prepare(req('op1'));
+    await writeFile(path.join(first.dir, 'app.js'), 'console.log("edited")\n');
+    await writeFile(path.join(first.dir, 'left-behind.js'), 'x\n');
+    await writeFile(path.join(first.dir, '.gitignore'), 'node_modules/\n');
+    execFileSync('mkdir', ['-p', path.join(first.dir, 'node_modules', 'evil')]);
+    await writeFile(path.join(first.dir, 'node_modules', 'evil', 'index.js'), 'x\n');
+    await ws.remove('op1', 'acme/app');
+    expect(existsSync(first.dir)).toBe(false);
+
+    // The base moved meanwhile.
+    const seed = path.join(tmp, 'seed');
+    await writeFile(path.join(seed, 'base.js'), 'moved\n');
+    git(seed, 'add', '.');
+    git(seed, 'commit', '-qm', 'base moved');
+    git(seed, 'push', '-q', origin, 'main');
+
+    const second = await ws.prepare(req('op2'));
+    expect(second.resumed).toBe(false);
+    expect(git(second.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/op2-x');
+    expect(git(second.dir, 'rev-parse', 'HEAD').trim()).toBe(git(origin, 'rev-parse', 'main').trim());
+    // Nothing of the first operation is left: no edit, no untracked file, no ignored file.
+    expect(git(second.dir, 'status', '--porcelain', '--ignored')).toBe('');
+    expect(await readFile(path.join(second.dir, 'app.js'), 'utf8')).toBe('console.log(1)\n');
+    expect(existsSync(path.join(second.dir, 'left-behind.js'))).toBe(false);
+    expect(existsSync(path.join(second.dir, 'node_modules'))).toBe(false);
+    expect(existsSync(path.join(second.dir, 'base.js'))).toBe(true);
+    // It is the pooled worktree (moved, not a new checkout): git knows it under the new path.
+    expect(git(ws.mirrorDir('acme/app'), 'worktree', 'list')).toContain(second.dir);
+  });
 });

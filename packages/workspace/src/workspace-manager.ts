@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import type { GitAuth } from '@pullwright/security';
@@ -48,6 +48,12 @@ class KeyedMutex {
  * a mirror clone sets `remote.origin.mirror`, which turns every push from a worktree into
  * a mirror push that would delete the forge's other branches.
  */
+/**
+ * Ready worktrees kept per repository and workspace directory: enough for the next operations
+ * to start without a checkout, bounded so a host with many repositories keeps little disk.
+ */
+const POOL_SIZE = 2;
+
 export class WorkspaceManager {
   readonly #mutex = new KeyedMutex();
 
@@ -117,7 +123,14 @@ export class WorkspaceManager {
       await mkdir(path.dirname(dir), { recursive: true });
       const local = (await git.raw(['branch', '--list', req.branch])).trim();
       const remote = (await git.raw(['branch', '--list', '--remotes', `origin/${req.branch}`])).trim();
-      if (local) {
+      if (await this.#takePooled(req.repo, dir)) {
+        // A ready worktree of an earlier operation: switching it costs the files that differ, not a checkout.
+        const wt = gitClient(dir);
+        if (local) await wt.raw(['checkout', '-q', '--force', req.branch]);
+        else if (remote) await wt.raw(['checkout', '-q', '--force', '-B', req.branch, `origin/${req.branch}`]);
+        else await wt.raw(['checkout', '-q', '--force', '--no-track', '-B', req.branch, baseRef]);
+        await wt.raw(['clean', '-ffdxq']);
+      } else if (local) {
         await git.raw(['worktree', 'add', dir, req.branch]);
       } else if (remote) {
         // Pushed by an earlier attempt: continue from what the forge has.
@@ -246,10 +259,31 @@ export class WorkspaceManager {
     }
   }
 
+  /**
+   * Ends an operation's worktree. It goes back to the repository's pool of ready worktrees
+   * (at most POOL_SIZE; reset, cleaned of every untracked and ignored file, detached), so the
+   * next operation switches it instead of checking out the whole tree; otherwise it is removed.
+   */
   async remove(opId: string, repo: string): Promise<void> {
     const dir = this.worktreeDir(opId);
     const mirror = this.mirrorDir(repo);
     await this.#mutex.run(mirror, async () => {
+      if (existsSync(mirror) && existsSync(path.join(dir, '.git')) && (await this.#pooled(repo)).length < POOL_SIZE) {
+        try {
+          const wt = gitClient(dir);
+          await wt.raw(['checkout', '-q', '--force', '--detach']);
+          await wt.raw(['clean', '-ffdxq']);
+          const target = path.join(
+            this.#poolDir(repo),
+            `${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`,
+          );
+          await mkdir(path.dirname(target), { recursive: true });
+          await gitClient(mirror).raw(['worktree', 'move', dir, target]);
+          return;
+        } catch (err) {
+          this.logger.warn({ opId, err: firstLine(err) }, 'worktree not pooled; removing it');
+        }
+      }
       if (existsSync(mirror))
         await gitClient(mirror)
           .raw(['worktree', 'remove', '--force', dir])
@@ -257,6 +291,28 @@ export class WorkspaceManager {
       await rm(dir, { recursive: true, force: true });
       if (existsSync(mirror)) await gitClient(mirror).raw(['worktree', 'prune']);
     });
+  }
+
+  #poolDir(repo: string): string {
+    return path.join(this.root, 'pool', repo);
+  }
+
+  async #pooled(repo: string): Promise<string[]> {
+    return (await readdir(this.#poolDir(repo)).catch(() => [])).map((e) => path.join(this.#poolDir(repo), e));
+  }
+
+  /** Moves a pooled worktree to `dir`; false when none is free (another process may take one first). */
+  async #takePooled(repo: string, dir: string): Promise<boolean> {
+    for (const entry of await this.#pooled(repo)) {
+      const moved = await gitClient(this.mirrorDir(repo))
+        .raw(['worktree', 'move', entry, dir])
+        .then(
+          () => true,
+          () => false,
+        );
+      if (moved) return true;
+    }
+    return false;
   }
 }
 
