@@ -12,7 +12,7 @@ import type {
 } from '@pullwright/queue';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor, SecretScanner } from '@pullwright/security';
-import type { WorkspaceManager } from '@pullwright/workspace';
+import type { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import type { ApprovalPolicy } from './approval-policy.ts';
 import type { BaselineChecks } from './baseline-checks.ts';
 import type { Deployer } from './deploy-operation.ts';
@@ -24,6 +24,8 @@ export interface PipelineDeps {
   inbox: OperationInbox;
   queue: CodeQueue;
   workspace: WorkspaceManager;
+  /** Installed dependency trees of this host, by lock file (see DependencyCache). */
+  dependencies: DependencyCache;
   forge: Forge;
   runner: CommandRunner;
   redactor: Redactor;

@@ -24,7 +24,7 @@ import {
 } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner, NoCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
-import { WorkspaceManager } from '@pullwright/workspace';
+import { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
 import { Deployer } from './deploy-operation.ts';
@@ -187,6 +187,7 @@ export async function createRuntime(
     forge,
     localForge,
     workspace: new WorkspaceManager(config.workspaceDir, logger),
+    dependencies: new DependencyCache(path.join(config.workspaceDir, 'deps')),
     runner,
     redactor,
     scanner,

@@ -1,3 +1,4 @@
+export * from './dependency-cache.ts';
 export * from './git-client.ts';
 export * from './push-content.ts';
 export * from './tree-hash.ts';

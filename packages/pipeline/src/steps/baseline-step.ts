@@ -2,7 +2,7 @@ import { type BaselineCheck, failureFingerprint } from '@pullwright/agent';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Step } from '../frame/job-frame.ts';
 import { commandLines, RepoChecks, type RepoCommands } from '../repo-checks.ts';
-import { installDependencies } from './install-dependencies.ts';
+import { dependencyCacheOf, installDependencies } from './install-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
 /** Every check once on a tree, as a baseline entry (with the fingerprint of a failure). */
@@ -40,7 +40,13 @@ export const baselineStep: Step<WorkContext> = {
       atBase
         ? runBaseline(ws.dir, commands, deps.runner)
         : deps.workspace.withTemporaryWorktree(ctx.op.repo, baseSha, async (dir) => {
-            await installDependencies(deps.runner, commands.install, dir, deps.redactor);
+            await installDependencies(
+              deps.runner,
+              commands.install,
+              dir,
+              deps.redactor,
+              await dependencyCacheOf(deps, ctx.op.repo, baseSha),
+            );
             return runBaseline(dir, commands, deps.runner);
           }),
     );

@@ -1,13 +1,19 @@
 import type { Step } from '../frame/job-frame.ts';
-import { installDependencies } from './install-dependencies.ts';
+import { dependencyCacheOf, installDependencies } from './install-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
 /** install: the repository's dependencies in this job's worktree, before the baseline and the model. */
 export const installStep: Step<WorkContext> = {
   name: 'install',
   async run(ctx) {
-    const { commands, ws } = workOf(ctx);
-    await installDependencies(ctx.deps.runner, commands.install, ws.dir, ctx.deps.redactor);
-    return commands.install ? { command: commands.install.command } : { skipped: 'no install command' };
+    const { commands, ws, baseSha } = workOf(ctx);
+    const how = await installDependencies(
+      ctx.deps.runner,
+      commands.install,
+      ws.dir,
+      ctx.deps.redactor,
+      await dependencyCacheOf(ctx.deps, ctx.op.repo, baseSha),
+    );
+    return commands.install ? { command: commands.install.command, how } : { skipped: 'no install command' };
   },
 };
