@@ -9,6 +9,7 @@ import {
   type OperationContext,
   type OperationStatus,
   type OperationType,
+  type Origin,
   PullwrightError,
   type Requester,
   type TransitionPatch,
@@ -46,6 +47,7 @@ export interface NewOperation {
   context?: OperationContext;
   budget?: Budget;
   requester: Requester;
+  origin?: Origin;
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */
