@@ -34,12 +34,33 @@ function clip(text, max = 160) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** An http(s) URL from an event (a CI run, an issue), or undefined: no other scheme becomes a link. */
+export function webLink(url) {
+  return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
 /** { text, tone, link? } for one event; tone colours the timeline dot. */
 export function describeEvent(e) {
   const d = e.data ?? {};
   switch (e.type) {
     case 'created':
       return { text: `Created by ${d.requester?.user ?? 'someone'} via ${d.requester?.source ?? '?'}`, tone: 'info' };
+    case 'ci_failure': {
+      const checks = (d.checks ?? []).join(', ');
+      const head = String(d.headSha ?? '').slice(0, 7);
+      const text = {
+        revision_queued: `CI red on ${head} (${checks}): revision ${d.attempt} of ${d.of}`,
+        needs_human: `CI red on ${head} (${checks}) after ${d.attempts} automatic revisions: needs a person`,
+        pre_existing: `CI red on ${head} only where the base is red too (${(d.preExisting ?? []).join(', ')}): no revision`,
+        unreadable: `CI red on ${head}, but its checks could not be read: ${firstLine(d.reason)}`,
+      }[d.state];
+      const link = webLink(d.runUrl);
+      return {
+        text: text ?? `CI red on ${head}`,
+        tone: d.state === 'needs_human' ? 'bad' : 'info',
+        ...(link ? { link } : {}),
+      };
+    }
     case 'status': {
       const to = STATUS_LABELS[d.to] ?? d.to;
       const by = d.by ? ` by ${d.by}` : '';

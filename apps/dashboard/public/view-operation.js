@@ -18,7 +18,7 @@ import {
   statusBadge,
   tokens,
 } from './dom.js';
-import { currentStep, describeEvent } from './timeline.js';
+import { currentStep, describeEvent, webLink } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
 /** Events that change the operation record: fetch it again when one arrives. */
@@ -381,6 +381,13 @@ export function operationView(root, id, session) {
       h('span', { class: 'repo' }, op.repo),
       h('span', {}, h('code', {}, op.baseBranch), op.branch ? [' ← ', h('code', {}, op.branch)] : null),
       h('span', {}, 'by ', sourceBadge(op.requester)),
+      op.origin && webLink(op.origin.url)
+        ? h(
+            'a',
+            { href: webLink(op.origin.url), target: '_blank', rel: 'noopener noreferrer', class: 'origin-link' },
+            `from issue #${op.origin.number}: ${op.origin.title}`,
+          )
+        : null,
       h('span', { title: new Date(op.createdAt).toLocaleString() }, `${age(op.createdAt)} ago`),
       op.pullRequest
         ? h(
