@@ -152,6 +152,18 @@ describe('GitHub issues start operations', () => {
     expect(gh.reactions(repo)).toEqual([]);
   });
 
+  it('a repository that turns issue triggers off in .pullwright.yml: the operation fails saying so, on the issue too', async () => {
+    await gh.commitToBranch(repo, 'main', { '.pullwright.yml': 'triggers:\n  issues:\n    enabled: false\n' });
+    const number = await gh.openIssue(repo, { user: 'maria', title: 'slugify keeps spaces' });
+    const op = await settled(queuedId(await gh.labelIssue(repo, number, 'pullwright', 'maria')));
+    expect([op.status, op.error]).toEqual([
+      'failed',
+      `operations from issues are off for ${repo} (triggers.issues.enabled)`,
+    ]);
+    expect(await commentSaying(number, 'Why it stopped')).toContain('operations from issues are off');
+    expect(gh.pulls(repo)).toEqual([]);
+  });
+
   it('assigning the app starts work; closing the issue or removing the label cancels it', async () => {
     // No worker: the operations stay queued, so the cancel is observed without racing the run.
     await sys.stopWorker();
@@ -162,7 +174,7 @@ describe('GitHub issues start operations', () => {
     expect(outcome(await gh.closeIssue(repo, first, 'maria'))).toBe('cancel requested: issue closed');
     const closed = await sys.runtime.store.get(assigned);
     expect([closed.status, closed.error]).toEqual(['cancelled', 'cancelled by maria']);
-    expect(botComments(first).at(-1)!.body).toContain('cancelled');
+    expect(botComments(first).at(-1)!.body).toContain('· cancelled\n\n**Why it stopped:**\n> cancelled by maria');
 
     const second = await gh.openIssue(repo, { user: 'maria', title: 'slugify drops dashes' });
     const labelled = queuedId(await gh.labelIssue(repo, second, 'pullwright', 'maria'));
@@ -174,5 +186,42 @@ describe('GitHub issues start operations', () => {
     const relabelled = queuedId(await gh.labelIssue(repo, second, 'pullwright', 'maria'));
     expect(relabelled).not.toBe(labelled);
     expect(outcome(await gh.closeIssue(repo, second, 'maria'))).toBe('cancel requested: issue closed');
+  });
+});
+
+describe('GitHub issues under a policy with roles, a label of its own and an allowed bot', () => {
+  const fx = useGitHubFixture({
+    repoPrefix: 'issue-roles',
+    collaborators: { maria: 'write', bob: 'write' },
+    policy: 'triggers: { issues: { label: fix-it }, allow_bots: ["renovate[bot]"] }',
+    env: {
+      IDENTITIES: JSON.stringify([
+        { id: 'maria', role: 'committer', github: ['maria'] },
+        { id: 'renovate', role: 'proposer', github: ['renovate[bot]'] },
+      ]),
+    },
+  });
+
+  it('the request role decides after write access; only the policy’s label counts; an allowed bot may ask', async () => {
+    const { gh, sys, repo } = fx;
+    await sys.stopWorker();
+    const outcome = (d: Delivery) => String(JSON.parse(d.response).outcome);
+    const number = await gh.openIssue(repo, { user: 'bob', title: 'slugify keeps spaces' });
+    // bob can push, but the policy gives him no role: refused, and told why.
+    expect(outcome(await gh.labelIssue(repo, number, 'fix-it', 'bob'))).toBe(
+      'ignored: github:bob may not request operations: that needs the proposer role (github:bob has no role), so this was ignored',
+    );
+    expect(gh.issueComments(repo, number).map((c) => c.body)).toEqual([
+      '@bob: github:bob may not request operations: that needs the proposer role (github:bob has no role), so this was ignored',
+    ]);
+    expect(outcome(await gh.labelIssue(repo, number, 'pullwright', 'maria'))).toBe(
+      'ignored: label pullwright is not fix-it',
+    );
+    const asked = outcome(
+      await gh.addIssueComment(repo, number, { user: 'renovate[bot]', body: '/pullwright implement' }),
+    );
+    expect(asked).toMatch(/^operation \S+ queued$/);
+    const op = await sys.runtime.store.get(asked.split(' ')[1]!);
+    expect([op.type, op.requester.user, op.origin?.trigger]).toEqual(['implement', 'renovate[bot]', 'comment']);
   });
 });

@@ -9,6 +9,8 @@ import { GitHubRepository, GitHubUser } from './github-payload-shapes.ts';
 
 /** `/pullwright debug|implement|fix [instruction]` at the start of a comment on an issue. */
 const ISSUE_COMMAND = /^\s*\/pullwright\s+(debug|implement|fix)\b[ \t]*([\s\S]*)$/i;
+/** Long enough to outlive any operation's record (RETENTION_DAYS is 30 by default); a stale one is harmless. */
+const ISSUE_KEY_TTL_S = 90 * 24 * 3600;
 /** The operation's description is capped at 20 000 characters; the issue text is cut to fit. */
 const DESCRIPTION_LIMIT = 19_000;
 
@@ -149,7 +151,7 @@ export class GitHubIssueEvents {
       },
       `github-issue:${repo}#${issue.number}:after:${previous ?? 'none'}`,
     );
-    await redis.set(key, op.id);
+    await redis.set(key, op.id, 'EX', ISSUE_KEY_TTL_S);
     if (!created) return `answered: operation ${op.id} was started by another trigger`;
     const target = trigger.commentId !== undefined ? { comment: trigger.commentId } : { issue: issue.number };
     await forge

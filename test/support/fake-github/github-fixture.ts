@@ -24,6 +24,8 @@ export function useGitHubFixture(options: {
   collaborators: Record<string, 'write' | 'read'>;
   /** The service policy (POLICY_FILE) as YAML; the built-in defaults without one. */
   policy?: string;
+  /** More configuration of the Pullwright under test (IDENTITIES…). */
+  env?: Record<string, string>;
 }): GitHubFixture {
   let seq = 0;
   const fx = {
@@ -47,11 +49,11 @@ export function useGitHubFixture(options: {
     await fx.gh.createRepository(fx.repo, { fromDir: SAMPLE_DIR });
     for (const [user, permission] of Object.entries(options.collaborators))
       fx.gh.addCollaborator(fx.repo, user, permission);
-    let env: Record<string, string> = {};
+    const env = { ...options.env };
     if (options.policy !== undefined) {
       const file = path.join(fx.gh.root, `policy-${seq}.yml`);
       await writeFile(file, options.policy);
-      env = { POLICY_FILE: file };
+      env.POLICY_FILE = file;
     }
     fx.sys = await startGitHubTestSystem(fx.gh, env);
   });
