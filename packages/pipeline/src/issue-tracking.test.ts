@@ -1,8 +1,9 @@
-import { emptyUsage, type Operation } from '@pullwright/core';
+import { emptyUsage, Operation } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { issueTrackingBody } from './issue-tracking.ts';
 
-const base: Operation = {
+/** The record's defaults fill the rest (no checks, no files, no usage yet). */
+const base = Operation.parse({
   id: 'op1',
   type: 'fix',
   repo: 'acme/api',
@@ -12,15 +13,10 @@ const base: Operation = {
   requester: { source: 'github', user: 'maria' },
   status: 'running',
   version: 1,
-  filesChanged: [],
-  checks: [],
-  findings: [],
   usage: emptyUsage(),
-  checkpoints: [],
-  cancelRequested: false,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
-};
+});
 
 describe('issueTrackingBody', () => {
   it('shows the plan and progress while running', () => {
