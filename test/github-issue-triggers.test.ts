@@ -99,6 +99,11 @@ describe('GitHub issues start operations', () => {
     expect(seen).toContain('hello-world');
     for (const hidden of Object.values(HIDDEN)) expect(seen).not.toContain(hidden);
     expect(seen).not.toMatch(/[\u200B\u202E\u202C]/);
+
+    // With its PR open, closing the issue leaves the operation to the PR's reviewers.
+    expect(outcome(await gh.closeIssue(repo, number, 'maria'))).toBe(
+      `ignored: operation ${id} is awaiting_approval (issue closed)`,
+    );
   });
 
   it('a /pullwright comment starts one; a second trigger while it is active is answered, not duplicated', async () => {

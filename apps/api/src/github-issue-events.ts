@@ -135,7 +135,8 @@ export class GitHubIssueEvents {
       repo,
       number: issue.number,
       url: issue.html_url,
-      title: sanitizeUntrustedText(issue.title).slice(0, 500),
+      // Shown by Slack and the dashboard like the description, so masked like it.
+      title: this.deps.redactor.redact(sanitizeUntrustedText(issue.title)).slice(0, 500),
       trigger: trigger.kind,
     };
     // One creation per (issue, previous operation): triggers racing each other (a label and an
@@ -164,7 +165,10 @@ export class GitHubIssueEvents {
   async #stop(repo: string, number: number, by: string, why: string): Promise<string> {
     const id = await this.deps.redis.get(this.#issueKey(repo, number));
     const op = id ? await this.deps.store.find(id) : undefined;
-    if (!op || (op.status !== 'queued' && op.status !== 'running')) return `ignored: no active operation (${why})`;
+    if (!op) return `ignored: no operation for this issue (${why})`;
+    // A PR that is open already is the people's to close or reject; only unfinished work stops.
+    if (op.status !== 'queued' && op.status !== 'running')
+      return `ignored: operation ${op.id} is ${op.status} (${why})`;
     let after: Operation;
     try {
       after = await this.deps.actions.cancel(op.id, { user: by, source: 'github' });
