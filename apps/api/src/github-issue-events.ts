@@ -139,6 +139,10 @@ export class GitHubIssueEvents {
       title: this.deps.redactor.redact(sanitizeUntrustedText(issue.title)).slice(0, 500),
       trigger: trigger.kind,
     };
+    // The comment exists before the job is queued, so the worker edits it and never posts a second.
+    await forge
+      .upsertTrackingComment(repo, issue.number, `**Pullwright** · starting (${trigger.kind} by @${sender.login})`)
+      .catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'tracking comment failed'));
     // One creation per (issue, previous operation): triggers racing each other (a label and an
     // assignment arrive together) make one operation between them.
     const { op, created } = await actions.create(
@@ -153,7 +157,11 @@ export class GitHubIssueEvents {
       `github-issue:${repo}#${issue.number}:after:${previous ?? 'none'}`,
     );
     await redis.set(key, op.id, 'EX', ISSUE_KEY_TTL_S);
-    if (!created) return `answered: operation ${op.id} was started by another trigger`;
+    if (!created) {
+      // Our "starting" line may have overwritten what the winner wrote: put its state back.
+      await syncIssueTracking(this.deps, await store.get(op.id));
+      return `answered: operation ${op.id} was started by another trigger`;
+    }
     const target = trigger.commentId !== undefined ? { comment: trigger.commentId } : { issue: issue.number };
     await forge
       .addReaction(repo, target, 'eyes')
