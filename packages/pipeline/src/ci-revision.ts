@@ -87,7 +87,9 @@ export async function handleCiFailure(
   deps: PipelineDeps & { actions: OperationActions },
 ): Promise<string> {
   try {
-    return await lookAtFailure(job, deps);
+    const outcome = await lookAtFailure(job, deps);
+    deps.logger.info({ opId: job.opId, headSha: job.headSha, outcome }, 'red CI looked at');
+    return outcome;
   } catch (err) {
     // Redis away: the job runs again. Anything else ends this look only, never the operation.
     if (isTransientError(err)) throw err;
