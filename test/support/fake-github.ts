@@ -1212,7 +1212,7 @@ export class FakeGitHub {
       created_at: c.createdAt,
       updated_at: c.createdAt,
       author_association: repo.collaborators.has(c.user) ? 'COLLABORATOR' : 'NONE',
-      html_url: `${this.url}/${fullName}/pull/${number}#issuecomment-${c.id}`,
+      html_url: `${this.url}/${fullName}/${repo.issues.has(number) ? 'issues' : 'pull'}/${number}#issuecomment-${c.id}`,
       issue_url: `${this.apiUrl}/repos/${fullName}/issues/${number}`,
     };
   }
