@@ -52,7 +52,7 @@ describe('GitHubForge against a GHES-style server', () => {
     for (const token of gh.allTokens()) expect(text).not.toContain(token);
   });
 
-  it('mints tokens with a verified app JWT, scoped to the one repository and three permissions', async () => {
+  it('mints tokens with a verified app JWT, scoped to the one repository and five permissions', async () => {
     const before = gh.tokenRequests.length;
     const auth = await forge.gitAuth('acme/app', 'op1');
     const requests = gh.tokenRequests.slice(before);
@@ -61,7 +61,7 @@ describe('GitHubForge against a GHES-style server', () => {
         installationId: expect.any(Number),
         jwtIss: gh.appId,
         repositories: ['app'],
-        permissions: { contents: 'write', pull_requests: 'write', issues: 'write' },
+        permissions: { contents: 'write', pull_requests: 'write', issues: 'write', checks: 'read', actions: 'read' },
       },
     ]);
     expect(INSTALLATION_TOKEN_PERMISSIONS).toEqual(requests[0]!.permissions);
@@ -210,6 +210,53 @@ describe('GitHubForge against a GHES-style server', () => {
     expect(await forge.hasWriteAccess('acme/app', 'acme')).toBe(true);
     expect(await forge.hasWriteAccess('acme/app', 'reader')).toBe(false);
     expect(await forge.hasWriteAccess('acme/app', 'passer-by')).toBe(false);
+  });
+
+  it('reads red CI: check runs, their annotations and the Actions log behind its download redirect', async () => {
+    const sha = (await gh.branchSha('acme/app', 'main'))!;
+    await gh.reportChecks(
+      'acme/app',
+      sha,
+      [
+        {
+          name: 'test',
+          conclusion: 'failure',
+          title: '1 failed',
+          summary: 'slugify',
+          log: 'step 1\nFAIL slugify\n',
+          annotations: [{ path: 'src/a.js', line: 4, message: 'boom' }],
+        },
+        { name: 'lint', conclusion: 'success' },
+      ],
+      { deliver: false },
+    );
+    const runs = await forge.listCheckRuns('acme/app', sha);
+    expect(runs.map((r) => [r.name, r.status, r.conclusion, r.title, r.summary])).toEqual([
+      ['test', 'completed', 'failure', '1 failed', 'slugify'],
+      ['lint', 'completed', 'success', 'lint success', ''],
+    ]);
+    expect(runs[0]!.url).toMatch(new RegExp(`^${gh.url}/acme/app/actions/runs/\\d+/job/${runs[0]!.id}$`));
+    expect(await forge.checkRunDetails('acme/app', runs[0]!.id)).toEqual({
+      annotations: ['src/a.js:4: failure: boom'],
+      log: 'step 1\nFAIL slugify\n',
+    });
+    // A run without a log (another CI app): annotations only, no error.
+    expect(await forge.checkRunDetails('acme/app', runs[1]!.id)).toEqual({ annotations: [], log: '' });
+    expect(await forge.listCheckRuns('acme/app', '0'.repeat(40))).toEqual([]);
+  });
+
+  it('reacts and answers on issues, and knows its own bot login', async () => {
+    const number = await gh.openIssue('acme/app', { user: 'acme', title: 'broken' });
+    await forge.addReaction('acme/app', { issue: number }, 'eyes');
+    await forge.commentOnIssue('acme/app', number, 'seen');
+    const [comment] = gh.issueComments('acme/app', number);
+    expect(comment).toMatchObject({ user: gh.botLogin, body: 'seen' });
+    await forge.addReaction('acme/app', { comment: comment!.id }, 'confused');
+    expect(gh.reactions('acme/app')).toEqual([
+      { target: `issue:${number}`, content: 'eyes', user: gh.botLogin },
+      { target: `comment:${comment!.id}`, content: 'confused', user: gh.botLogin },
+    ]);
+    expect(await forge.botLogin()).toBe(gh.botLogin);
   });
 
   it('fails with a clear error, and no key material, when the app key is wrong', async () => {

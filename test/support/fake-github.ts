@@ -8,8 +8,11 @@ import { promisify } from 'node:util';
 import { verifyAppJwt } from './fake-github/app-jwt.ts';
 import { PROTECT_DEFAULT_BRANCH_HOOK, serveGitCgi } from './fake-github/git-http-backend.ts';
 import {
+  checkRunJson,
   deepMerge,
   examplePayload,
+  issueJson,
+  labelJson,
   type PayloadRepo,
   pullRequestJson,
   repositoryJson,
@@ -23,7 +26,14 @@ type Permissions = Record<string, Level>;
 type Json = Record<string, unknown>;
 
 /** What the app was granted at installation; a token may ask for a subset, never more. */
-const APP_PERMISSIONS: Permissions = { contents: 'write', pull_requests: 'write', issues: 'write', metadata: 'read' };
+const APP_PERMISSIONS: Permissions = {
+  contents: 'write',
+  pull_requests: 'write',
+  issues: 'write',
+  checks: 'read',
+  actions: 'read',
+  metadata: 'read',
+};
 
 interface TokenRequest {
   installationId: number;
@@ -73,6 +83,39 @@ interface FakeReviewComment extends FakeComment {
   inReplyTo?: number;
 }
 
+interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  author: string;
+  state: 'open' | 'closed';
+  labels: string[];
+  assignees: string[];
+}
+
+interface FakeReaction {
+  /** `issue:<n>` or `comment:<id>`. */
+  target: string;
+  content: string;
+  user: string;
+}
+
+/** A check run as a CI app reports it for a commit. */
+export interface FakeCheck {
+  name: string;
+  conclusion: 'success' | 'failure' | 'timed_out' | 'cancelled' | 'skipped';
+  title?: string;
+  summary?: string;
+  log?: string;
+  annotations?: { path: string; line: number; message: string }[];
+}
+
+interface StoredCheck extends FakeCheck {
+  id: number;
+  headSha: string;
+  suiteId: number;
+}
+
 interface FakeReview {
   id: number;
   user: string;
@@ -92,9 +135,12 @@ interface FakeRepo {
   issueComments: Map<number, FakeComment[]>;
   reviewComments: Map<number, FakeReviewComment[]>;
   reviews: Map<number, FakeReview[]>;
+  issues: Map<number, FakeIssue>;
+  reactions: FakeReaction[];
+  checks: StoredCheck[];
 }
 
-interface Delivery {
+export interface Delivery {
   id: string;
   event: string;
   action: string;
@@ -233,6 +279,9 @@ export class FakeGitHub {
       issueComments: new Map(),
       reviewComments: new Map(),
       reviews: new Map(),
+      issues: new Map(),
+      reactions: [],
+      checks: [],
     });
   }
 
@@ -269,6 +318,16 @@ export class FakeGitHub {
 
   issueComments(fullName: string, number: number): FakeComment[] {
     return this.#repo(fullName).issueComments.get(number) ?? [];
+  }
+
+  issue(fullName: string, number: number): FakeIssue {
+    const issue = this.#repo(fullName).issues.get(number);
+    if (!issue) throw new Error(`no issue #${number}`);
+    return issue;
+  }
+
+  reactions(fullName: string): FakeReaction[] {
+    return this.#repo(fullName).reactions;
   }
 
   reviewComments(fullName: string, number: number): FakeReviewComment[] {
@@ -364,25 +423,102 @@ export class FakeGitHub {
     return this.deliver('pull_request_review_comment', payload);
   }
 
-  /** A conversation comment on the PR; GitHub sends `issue_comment.created` with `issue.pull_request` set. */
-  async addIssueComment(fullName: string, number: number, comment: { user: string; body: string }): Promise<Delivery> {
+  /** Someone opens an issue; GitHub sends `issues.opened`. Returns the issue's number. */
+  async openIssue(
+    fullName: string,
+    issue: { user: string; title: string; body?: string; labels?: string[] },
+  ): Promise<number> {
     const repo = this.#repo(fullName);
-    const pull = this.#pull(repo, number);
-    const stored: FakeComment = { id: this.#nextId++, ...comment, createdAt: new Date().toISOString() };
-    push(repo.issueComments, number, stored);
-    const payload = deepMerge(examplePayload('issue_comment', 'created'), {
-      issue: {
-        number,
-        title: pull.title,
-        state: pull.state,
-        user: userJson(pull.author, 'Bot'),
-        pull_request: { url: `${this.apiUrl}/repos/${fullName}/pulls/${number}` },
-      },
-      comment: this.#commentJson(repo, number, stored),
+    const stored: FakeIssue = {
+      number: repo.nextNumber++,
+      title: issue.title,
+      body: issue.body ?? '',
+      author: issue.user,
+      state: 'open',
+      labels: issue.labels ?? [],
+      assignees: [],
+    };
+    repo.issues.set(stored.number, stored);
+    if (this.#webhook) await this.#issueEvent(repo, stored, 'opened', issue.user);
+    return stored.number;
+  }
+
+  /** Someone adds a label; GitHub sends `issues.labeled` with the label. */
+  labelIssue(fullName: string, number: number, label: string, user: string): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const issue = this.#issue(repo, number);
+    if (!issue.labels.includes(label)) issue.labels.push(label);
+    return this.#issueEvent(repo, issue, 'labeled', user, { label: labelJson(label) });
+  }
+
+  unlabelIssue(fullName: string, number: number, label: string, user: string): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const issue = this.#issue(repo, number);
+    issue.labels = issue.labels.filter((l) => l !== label);
+    return this.#issueEvent(repo, issue, 'unlabeled', user, { label: labelJson(label) });
+  }
+
+  /** Someone assigns `assignee` (the app's bot user, say); GitHub sends `issues.assigned`. */
+  assignIssue(fullName: string, number: number, assignee: string, user: string): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const issue = this.#issue(repo, number);
+    if (!issue.assignees.includes(assignee)) issue.assignees.push(assignee);
+    return this.#issueEvent(repo, issue, 'assigned', user, {
+      assignee: userJson(assignee, assignee.endsWith('[bot]') ? 'Bot' : 'User'),
+    });
+  }
+
+  closeIssue(fullName: string, number: number, user: string): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const issue = this.#issue(repo, number);
+    issue.state = 'closed';
+    return this.#issueEvent(repo, issue, 'closed', user);
+  }
+
+  #issueEvent(repo: FakeRepo, issue: FakeIssue, action: string, user: string, extra: Json = {}): Promise<Delivery> {
+    // The examples have no `closed`; it has the shape of `reopened` (the issue's state says which).
+    const payload = deepMerge(examplePayload('issues', action === 'closed' ? 'reopened' : action), {
+      ...extra,
+      action,
+      issue: issueJson(this.#payloadRepo(repo), issue),
       repository: repositoryJson(this.#payloadRepo(repo)),
-      sender: userJson(comment.user),
+      sender: userJson(user, user.endsWith('[bot]') ? 'Bot' : 'User'),
       installation: { id: repo.installationId ?? 0 },
     });
+    // The examples carry fields of their own action (a milestone, a label): only ours count.
+    if (action !== 'labeled' && action !== 'unlabeled') delete payload.label;
+    if (action !== 'assigned') delete payload.assignee;
+    return this.deliver('issues', payload);
+  }
+
+  /**
+   * A conversation comment on a PR or an issue; GitHub sends `issue_comment.created`, with
+   * `issue.pull_request` set only for a PR.
+   */
+  async addIssueComment(fullName: string, number: number, comment: { user: string; body: string }): Promise<Delivery> {
+    const repo = this.#repo(fullName);
+    const stored: FakeComment = { id: this.#nextId++, ...comment, createdAt: new Date().toISOString() };
+    const onIssue = repo.issues.get(number);
+    if (!onIssue) this.#pull(repo, number);
+    push(repo.issueComments, number, stored);
+    const pull = repo.pulls.get(number);
+    const payload = deepMerge(examplePayload('issue_comment', 'created'), {
+      issue: onIssue
+        ? issueJson(this.#payloadRepo(repo), onIssue)
+        : {
+            number,
+            title: pull!.title,
+            state: pull!.state,
+            user: userJson(pull!.author, 'Bot'),
+            pull_request: { url: `${this.apiUrl}/repos/${fullName}/pulls/${number}` },
+          },
+      comment: this.#commentJson(repo, number, stored),
+      repository: repositoryJson(this.#payloadRepo(repo)),
+      sender: userJson(comment.user, comment.user.endsWith('[bot]') ? 'Bot' : 'User'),
+      installation: { id: repo.installationId ?? 0 },
+    });
+    // An issue's comment has no pull_request link; the example's own must not survive the merge.
+    if (onIssue) delete (payload.issue as Json).pull_request;
     return this.deliver('issue_comment', payload);
   }
 
@@ -411,6 +547,113 @@ export class FakeGitHub {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * A CI app reports finished check runs for `sha`; for a commit of an open PR, GitHub sends
+   * a `check_run.completed` per run, then `check_suite.completed` and `workflow_run.completed`
+   * for the suite (red when any run is). `deliver: false` records them silently (the base's CI).
+   */
+  async reportChecks(
+    fullName: string,
+    sha: string,
+    checks: FakeCheck[],
+    options: { deliver?: boolean } = {},
+  ): Promise<Delivery[]> {
+    const repo = this.#repo(fullName);
+    const suiteId = this.#nextId++;
+    const stored = checks.map((c) => ({ ...c, id: this.#nextId++, headSha: sha, suiteId }));
+    repo.checks.push(...stored);
+    if (options.deliver === false) return [];
+    const branch = await this.#branchAt(fullName, sha);
+    const pulls = await this.#pullsAt(repo, sha);
+    const base = this.#payloadRepo(repo);
+    const common = {
+      repository: repositoryJson(base),
+      sender: userJson('github-actions[bot]', 'Bot'),
+      installation: { id: repo.installationId ?? 0 },
+    };
+    const out: Delivery[] = [];
+    for (const run of stored) {
+      const payload = deepMerge(examplePayload('check_run', 'completed'), {
+        ...common,
+        check_run: checkRunJson(base, this.#runPayload(run), branch, pulls),
+      });
+      out.push(await this.deliver('check_run', payload));
+    }
+    const red = stored.find((r) => r.conclusion === 'failure' || r.conclusion === 'timed_out');
+    const conclusion = red ? red.conclusion : 'success';
+    out.push(
+      await this.deliver(
+        'check_suite',
+        deepMerge(examplePayload('check_suite', 'completed'), {
+          ...common,
+          check_suite: {
+            id: suiteId,
+            head_branch: branch,
+            head_sha: sha,
+            status: 'completed',
+            conclusion,
+            url: `${this.apiUrl}/repos/${fullName}/check-suites/${suiteId}`,
+            pull_requests: pulls,
+          },
+        }),
+      ),
+    );
+    out.push(
+      await this.deliver(
+        'workflow_run',
+        deepMerge(examplePayload('workflow_run', 'completed'), {
+          ...common,
+          workflow_run: {
+            id: suiteId,
+            check_suite_id: suiteId,
+            head_branch: branch,
+            head_sha: sha,
+            status: 'completed',
+            conclusion,
+            html_url: `${this.url}/${fullName}/actions/runs/${suiteId}`,
+            pull_requests: pulls,
+          },
+        }),
+      ),
+    );
+    return out;
+  }
+
+  #runPayload(run: StoredCheck) {
+    return {
+      id: run.id,
+      name: run.name,
+      headSha: run.headSha,
+      conclusion: run.conclusion,
+      title: run.title ?? `${run.name} ${run.conclusion}`,
+      summary: run.summary ?? '',
+      suiteId: run.suiteId,
+    };
+  }
+
+  async #branchAt(fullName: string, sha: string): Promise<string | null> {
+    const out = await git(this.repoDir(fullName), [
+      'for-each-ref',
+      '--points-at',
+      sha,
+      '--format=%(refname:short)',
+      'refs/heads',
+    ]);
+    return out.split('\n').find(Boolean) ?? null;
+  }
+
+  /** The PR references GitHub puts in CI payloads: open PRs whose head is `sha`. */
+  async #pullsAt(repo: FakeRepo, sha: string): Promise<Json[]> {
+    const fullName = `${repo.owner}/${repo.name}`;
+    const out: Json[] = [];
+    for (const p of repo.pulls.values()) {
+      if (p.state !== 'open' || (await this.headSha(fullName, p)) !== sha) continue;
+      const json = await this.#pullJson(repo, p);
+      out.push({ url: json.url, id: p.number, number: p.number, head: json.head, base: json.base });
+    }
+    return out;
   }
 
   /** Signs and POSTs a webhook delivery the way GitHub does (X-Hub-Signature-256 over the raw body). */
@@ -461,6 +704,14 @@ export class FakeGitHub {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname.startsWith('/api/v3/')) return this.#rest(req, res, url);
+    const logs = /^\/_job-logs\/([^/]+)\/([^/]+)\/(\d+)$/.exec(url.pathname);
+    if (logs) {
+      const run = this.#repo(`${logs[1]}/${logs[2]}`).checks.find((c) => c.id === Number(logs[3]));
+      if (!run?.log) throw new HttpError(404, 'Not Found');
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(run.log);
+      return;
+    }
     const gitPath = /^\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+?)\.git(\/.*)$/.exec(url.pathname);
     if (gitPath) return this.#git(req, res, url, `${gitPath[1]}/${gitPath[2]}`);
     throw new HttpError(404, 'Not Found');
@@ -511,6 +762,15 @@ export class FakeGitHub {
     if (m && method === 'POST') {
       const iss = this.#requireJwt(credential);
       return this.#json(res, 201, this.#mintToken(Number(m[1]), iss, body));
+    }
+    if (route === '/app' && method === 'GET') {
+      this.#requireJwt(credential);
+      return this.#json(res, 200, {
+        id: Number(this.appId),
+        slug: this.botLogin.replace(/\[bot\]$/, ''),
+        name: 'Pullwright',
+        permissions: APP_PERMISSIONS,
+      });
     }
     if (route === '/installation/token' && method === 'DELETE') {
       const token = this.#requireToken(credential);
@@ -624,7 +884,7 @@ export class FakeGitHub {
       }
       if (method === 'POST') {
         need('issues', 'write');
-        this.#pull(repo, number);
+        if (!repo.issues.has(number)) this.#pull(repo, number);
         const comment: FakeComment = {
           id: this.#nextId++,
           user: this.botLogin,
@@ -690,6 +950,61 @@ export class FakeGitHub {
       };
       push(repo.reviewComments, number, reply);
       return this.#json(res, 201, this.#reviewCommentJson(repo, number, reply));
+    }
+    m = /^\/issues\/(?:(\d+)|comments\/(\d+))\/reactions$/.exec(rest);
+    if (m && method === 'POST') {
+      need('issues', 'write');
+      const content = String((body as { content?: unknown }).content ?? '');
+      if (!['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'].includes(content))
+        throw new HttpError(422, 'Validation Failed');
+      if (m[1] && !repo.issues.has(Number(m[1]))) this.#pull(repo, Number(m[1]));
+      if (m[2] && ![...repo.issueComments.values()].flat().some((c) => c.id === Number(m![2])))
+        throw new HttpError(404, 'Not Found');
+      const reaction = { target: m[1] ? `issue:${m[1]}` : `comment:${m[2]}`, content, user: this.botLogin };
+      repo.reactions.push(reaction);
+      return this.#json(res, 201, { id: this.#nextId++, content, user: userJson(this.botLogin, 'Bot') });
+    }
+    m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest);
+    if (m && method === 'GET') {
+      need('checks', 'read');
+      const sha = m[1]!;
+      const runs = repo.checks.filter((c) => c.headSha === sha);
+      const base = this.#payloadRepo(repo);
+      const branch = await this.#branchAt(fullName, sha);
+      return this.#json(res, 200, {
+        total_count: runs.length,
+        check_runs: runs.map((r) => checkRunJson(base, this.#runPayload(r), branch, [])),
+      });
+    }
+    m = /^\/check-runs\/(\d+)\/annotations$/.exec(rest);
+    if (m && method === 'GET') {
+      need('checks', 'read');
+      const run = repo.checks.find((c) => c.id === Number(m![1]));
+      if (!run) throw new HttpError(404, 'Not Found');
+      return this.#json(
+        res,
+        200,
+        (run.annotations ?? []).map((a) => ({
+          path: a.path,
+          start_line: a.line,
+          end_line: a.line,
+          annotation_level: 'failure',
+          title: null,
+          message: a.message,
+          raw_details: null,
+          blob_href: `${this.url}/${fullName}/blob/${run.headSha}/${a.path}`,
+        })),
+      );
+    }
+    m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest);
+    if (m && method === 'GET') {
+      need('actions', 'read');
+      const run = repo.checks.find((c) => c.id === Number(m![1]));
+      if (!run?.log) throw new HttpError(404, 'Not Found');
+      // GitHub answers with a redirect to a short-lived download URL.
+      res.writeHead(302, { location: `${this.url}/_job-logs/${fullName}/${run.id}` });
+      res.end();
+      return;
     }
     m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
     if (m && method === 'GET') {
@@ -897,7 +1212,7 @@ export class FakeGitHub {
       created_at: c.createdAt,
       updated_at: c.createdAt,
       author_association: repo.collaborators.has(c.user) ? 'COLLABORATOR' : 'NONE',
-      html_url: `${this.url}/${fullName}/pull/${number}#issuecomment-${c.id}`,
+      html_url: `${this.url}/${fullName}/${repo.issues.has(number) ? 'issues' : 'pull'}/${number}#issuecomment-${c.id}`,
       issue_url: `${this.apiUrl}/repos/${fullName}/issues/${number}`,
     };
   }
@@ -922,6 +1237,12 @@ export class FakeGitHub {
     const repo = this.#repos.get(fullName);
     if (!repo) throw new HttpError(404, 'Not Found');
     return repo;
+  }
+
+  #issue(repo: FakeRepo, number: number): FakeIssue {
+    const issue = repo.issues.get(number);
+    if (!issue) throw new HttpError(404, 'Not Found');
+    return issue;
   }
 
   #pull(repo: FakeRepo, number: number): FakePull {

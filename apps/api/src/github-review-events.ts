@@ -3,17 +3,14 @@ import type { Forge } from '@pullwright/forge';
 import { invalidateApproval, type OperationActions } from '@pullwright/pipeline';
 import type { OperationStore, ReviewFeedback } from '@pullwright/queue';
 import { z } from 'zod';
+import { GitHubRepository, GitHubUser } from './github-payload-shapes.ts';
+import { operationForBranch } from './operation-for-branch.ts';
 
-/**
- * `<prefix><opId>-<slug>` (the prefix is the policy's `branches.prefix`, default `agent/`):
- * the id is base36 time + hex, so it starts the last segment and ends at its first dash.
- */
-const OPERATION_BRANCH = /(?:^|\/)([a-z0-9]+)(?:-[^/]*)?$/;
 /** `/pullwright <instruction>` at the start of a comment; the rest of the comment is the instruction. */
 const COMMAND = /^\s*\/pullwright\s+(\S[\s\S]*)$/;
 
-const User = z.object({ login: z.string(), type: z.string().optional() });
-const Repository = z.object({ full_name: z.string() });
+const User = GitHubUser;
+const Repository = GitHubRepository;
 const PullRequestShape = z.object({
   number: z.number(),
   head: z.object({ ref: z.string(), sha: z.string() }),
@@ -63,7 +60,7 @@ const PullRequestEvent = z.object({
   sender: User,
 });
 
-export interface GitHubReviewEventsDeps {
+interface GitHubReviewEventsDeps {
   store: OperationStore;
   actions: OperationActions;
   forge: Forge;
@@ -153,7 +150,6 @@ export class GitHubReviewEvents {
 
   async #issueComment(deliveryId: string, e: z.infer<typeof IssueCommentEvent>): Promise<string> {
     if (e.action !== 'created') return `ignored: comment ${e.action}`;
-    if (!e.issue.pull_request) return 'ignored: an issue, not a pull request';
     const command = COMMAND.exec(e.comment.body);
     if (!command) return 'ignored: not a /pullwright command';
     const repo = e.repository.full_name;
@@ -267,11 +263,6 @@ export class GitHubReviewEvents {
   /** The operation whose PR this is: its branch names it, and its record must name this PR back. */
   async #operation(repo: string, number: number, headRef?: string): Promise<Operation | undefined> {
     const ref = headRef ?? (await this.deps.forge.getPullRequest(repo, number)).head;
-    const id = OPERATION_BRANCH.exec(ref)?.[1];
-    if (!id) return undefined;
-    const op = await this.deps.store.find(id);
-    if (!op || op.repo !== repo || op.branch !== ref) return undefined;
-    if (op.pullRequest && op.pullRequest.number !== number) return undefined;
-    return op;
+    return operationForBranch(this.deps.store, repo, ref, number);
   }
 }

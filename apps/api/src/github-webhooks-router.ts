@@ -3,7 +3,7 @@ import type { Logger } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import express, { type Router } from 'express';
 import { ZodError } from 'zod';
-import { GitHubReviewEvents, type GitHubReviewEventsDeps } from './github-review-events.ts';
+import { GitHubEvents, type GitHubEventsDeps } from './github-events.ts';
 import { sendError } from './http-errors.ts';
 import { ReplayGuard } from './replay-guard.ts';
 
@@ -13,10 +13,8 @@ const DELIVERY_TTL_S = 3 * 24 * 3600;
 const MAX_BODY = '25mb';
 const DELIVERY_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-interface GitHubWebhooksDeps extends GitHubReviewEventsDeps {
+interface GitHubWebhooksDeps extends GitHubEventsDeps {
   redis: Runtime['redis'];
-  /** Prefix of the delivery keys (REDIS_PREFIX). */
-  keyPrefix: string;
   secret: string;
 }
 
@@ -26,11 +24,11 @@ interface GitHubWebhooksDeps extends GitHubReviewEventsDeps {
  * wrong signature is a 401 and nothing happens. Each delivery is handled once, by its
  * delivery id and by the hash of the signed body (the delivery id is not signed: a captured
  * delivery re-sent under a new id is still the same bytes): GitHub retries, the redeliver
- * button and a replay do not approve or revise twice. Duplicates are answered 200 and logged.
+ * button and a replay do not approve, revise or start work twice. Duplicates are answered 200 and logged.
  */
 export function githubWebhooksRouter(deps: GitHubWebhooksDeps): Router {
   const webhooks = new Webhooks({ secret: deps.secret });
-  const events = new GitHubReviewEvents(deps);
+  const events = new GitHubEvents(deps);
   const log: Logger = deps.logger.child({ route: 'github-webhooks' });
   const replays = new ReplayGuard(deps.redis, deps.keyPrefix);
   const router = express.Router();

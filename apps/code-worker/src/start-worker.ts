@@ -1,6 +1,13 @@
 import os from 'node:os';
 import { type Config, FINAL_STATUSES, isPullwrightError, isTransientError } from '@pullwright/core';
-import { deployOperation, mergeOperation, type Runtime, reviseOperation, runOperation } from '@pullwright/pipeline';
+import {
+  deployOperation,
+  handleCiFailure,
+  mergeOperation,
+  type Runtime,
+  reviseOperation,
+  runOperation,
+} from '@pullwright/pipeline';
 import {
   bullPrefix,
   CODE_OPERATIONS_QUEUE,
@@ -40,6 +47,7 @@ const PIPELINE_HANDLERS: JobHandlers = {
   revise: (payload, runtime) => reviseOperation(payload, runtime),
   merge: ({ opId }, runtime) => mergeOperation(opId, runtime),
   deploy: ({ opId }, runtime) => deployOperation(opId, runtime),
+  ci_failure: (payload, runtime) => handleCiFailure(payload, runtime),
 };
 
 function isJobName(name: string): name is JobName {

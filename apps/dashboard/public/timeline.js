@@ -35,6 +35,11 @@ function clip(text, max = 160) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** A URL the timeline may link to: http(s) only (the value came from a webhook payload). */
+export function webLink(url) {
+  return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
 /** A lifecycle line that needs no detail: shown by its label. */
 const line =
   (text, tone = 'quiet') =>
@@ -51,6 +56,22 @@ const DESCRIBE = {
     text: `Created by ${d.requester?.user ?? 'someone'} via ${d.requester?.source ?? '?'}`,
     tone: 'info',
   }),
+  ci_failure: (d) => {
+    const checks = (d.checks ?? []).join(', ');
+    const head = String(d.headSha ?? '').slice(0, 7);
+    const text = {
+      revision_queued: `CI red on ${head} (${checks}): revision ${d.attempt} of ${d.of}`,
+      needs_human: `CI red on ${head} (${checks}) after ${d.attempts} automatic revisions: needs a person`,
+      pre_existing: `CI red on ${head} only where the base is red too (${(d.preExisting ?? []).join(', ')}): no revision`,
+      unreadable: `CI red on ${head}, but its checks could not be read: ${firstLine(d.reason)}`,
+    }[d.state];
+    const link = webLink(d.runUrl);
+    return {
+      text: text ?? `CI red on ${head}`,
+      tone: d.state === 'needs_human' ? 'bad' : 'info',
+      ...(link ? { link } : {}),
+    };
+  },
   status: (d) => {
     const to = STATUS_LABELS[d.to] ?? d.to;
     const by = d.by ? ` by ${d.by}` : '';
@@ -167,6 +188,7 @@ export const CHANGES_RECORD = {
   plan_confirmation: true,
   deploy: true,
   sandbox: true,
+  ci_failure: false,
   base_merged: true,
   head_moved: true,
   slack_thread: true,

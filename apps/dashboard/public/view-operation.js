@@ -18,7 +18,7 @@ import {
   tokens,
 } from './dom.js';
 import { liveStream } from './live-stream.js';
-import { CHANGES_RECORD, currentStep, describeEvent } from './timeline.js';
+import { CHANGES_RECORD, currentStep, describeEvent, webLink } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
 /** Too frequent or too internal for the timeline; they still refresh the record. */
@@ -363,6 +363,13 @@ export function operationView(root, id, session) {
       h('span', { class: 'repo' }, op.repo),
       h('span', {}, h('code', {}, op.baseBranch), op.branch ? [' ← ', h('code', {}, op.branch)] : null),
       h('span', {}, 'by ', sourceBadge(op.requester)),
+      op.origin && webLink(op.origin.url)
+        ? h(
+            'a',
+            { href: webLink(op.origin.url), target: '_blank', rel: 'noopener noreferrer', class: 'origin-link' },
+            `from issue #${op.origin.number}: ${op.origin.title}`,
+          )
+        : null,
       h('span', { title: new Date(op.createdAt).toLocaleString() }, `${age(op.createdAt)} ago`),
       op.pullRequest
         ? h(

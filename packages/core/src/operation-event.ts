@@ -43,6 +43,8 @@ export const OperationEventData = {
   usage: z.looseObject({}),
   plan_confirmation: z.looseObject({ state: z.string() }),
   deploy: z.looseObject({ step: z.string() }),
+  /** Red CI on the PR head: what was done about it (a revision, pre-existing, needs a person). */
+  ci_failure: z.looseObject({ state: z.string(), headSha: z.string() }),
   /** What runs the repository's code; `sandboxed: false` only under SANDBOX=none. */
   sandbox: z.looseObject({ runner: z.string(), sandboxed: z.boolean() }),
   /** The merge train merged the base into the branch. */

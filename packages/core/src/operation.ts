@@ -44,6 +44,22 @@ export const Requester = z.object({
 });
 export type Requester = z.infer<typeof Requester>;
 
+/**
+ * Where the work started when it was not a person asking Pullwright directly: a GitHub issue
+ * (labelled, assigned to the app, or a `/pullwright` comment). Shown by Slack, the dashboard
+ * and the PR (`Fixes #N`); the issue's tracking comment follows the operation.
+ */
+export const Origin = z.object({
+  kind: z.literal('issue'),
+  repo: RepoSlug,
+  number: z.number().int().positive(),
+  url: z.string().max(2000),
+  title: z.string().max(500),
+  /** What started it: `label`, `assignment` or `comment`. */
+  trigger: z.enum(['label', 'assignment', 'comment']),
+});
+export type Origin = z.infer<typeof Origin>;
+
 export const OperationContext = z.object({
   errorText: z.string().max(50_000).optional(),
   stack: z.string().max(50_000).optional(),
@@ -202,6 +218,7 @@ export const Operation = z.object({
   description: z.string().min(1).max(20_000),
   context: OperationContext,
   requester: Requester,
+  origin: Origin.optional(),
   status: OperationStatus,
   /** Optimistic-concurrency counter: every write must name the version it read. */
   version: z.number().int().nonnegative(),

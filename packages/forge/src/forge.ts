@@ -7,6 +7,8 @@ export interface PullRequest {
   head: string;
   base: string;
   headSha: string;
+  /** The base branch's commit the PR is compared with (GitHub's `base.sha`); absent on the local forge. */
+  baseSha?: string;
   title: string;
   body: string;
   state: 'open' | 'closed' | 'merged';
@@ -31,6 +33,30 @@ export interface ReviewComment {
   /** Absent for a review's body or a conversation comment: those have no thread to reply in. */
   path?: string;
   line?: number;
+}
+
+/** The reactions Pullwright leaves: seen (`eyes`), refused (`confused`). */
+export type ReactionContent = 'eyes' | 'confused' | 'rocket' | '+1';
+export type ReactionTarget = { issue: number } | { comment: number };
+
+/** One check run on a commit (GitHub's Checks API: Actions jobs and other CI apps alike). */
+export interface CheckRun {
+  id: number;
+  name: string;
+  /** `queued`, `in_progress`, `completed`… */
+  status: string;
+  /** Set once completed: `success`, `failure`, `timed_out`, `cancelled`, `neutral`, `skipped`… */
+  conclusion: string | null;
+  url: string;
+  title: string;
+  summary: string;
+}
+
+/** What a failing check run says beyond its summary: its annotations and the end of its log. */
+export interface CheckRunDetails {
+  annotations: string[];
+  /** Empty when the run has no log the app may read (not a GitHub Actions job). */
+  log: string;
 }
 
 export interface MergeResult {
@@ -73,6 +99,15 @@ export interface Forge {
   listReviewComments(repo: string, number: number, reviewId?: number): Promise<ReviewComment[]>;
   /** Answers an inline review comment in its own thread. */
   replyToReviewComment(repo: string, number: number, commentId: number, body: string): Promise<void>;
+  /** The login of the app's own bot user (`<slug>[bot]`): assigning it to an issue starts work. None locally. */
+  botLogin(): Promise<string | undefined>;
+  /** A reaction on an issue (or PR) or on one of its comments: the trigger was seen. */
+  addReaction(repo: string, target: ReactionTarget, content: ReactionContent): Promise<void>;
+  /** A one-off answer on an issue or PR (a refused or duplicate trigger), not the tracking comment. */
+  commentOnIssue(repo: string, number: number, body: string): Promise<void>;
+  /** The check runs reported for a commit. */
+  listCheckRuns(repo: string, sha: string): Promise<CheckRun[]>;
+  checkRunDetails(repo: string, checkRunId: number): Promise<CheckRunDetails>;
   /** Whether `user` may push to `repo` (admin, maintain or write): only they may steer an operation. */
   hasWriteAccess(repo: string, user: string): Promise<boolean>;
 }

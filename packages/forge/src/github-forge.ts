@@ -2,12 +2,27 @@ import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import type { GitAuth } from '@pullwright/security';
-import type { Forge, MergeResult, OpenPullRequest, PullRequest, ReviewComment } from './forge.ts';
+import type {
+  CheckRun,
+  CheckRunDetails,
+  Forge,
+  MergeResult,
+  OpenPullRequest,
+  PullRequest,
+  ReactionContent,
+  ReactionTarget,
+  ReviewComment,
+} from './forge.ts';
 import { githubApiBaseUrl } from './github-api-base-url.ts';
 import { forgeError, GitHubInstallationTokens, splitRepo, statusOf } from './github-installation-tokens.ts';
 
 /** Hidden in the tracking comment so we find our own comment again instead of posting another. */
 export const TRACKING_COMMENT_MARKER = '<!-- pullwright:tracking -->';
+
+/** A job log can be megabytes; its failure is at the end. What is kept before redaction and the task's own cut. */
+const LOG_TAIL_BYTES = 64 * 1024;
+/** Annotations read per failing check: the first ones name the failure, the rest repeat it. */
+const MAX_ANNOTATIONS = 50;
 
 /** Roles that can push: GitHub reports maintain as `write` in `permission`, so read `role_name` too. */
 const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
@@ -36,7 +51,7 @@ type PullData = {
   merged_at?: string | null;
   merge_commit_sha: string | null;
   head: { ref: string; sha: string };
-  base: { ref: string };
+  base: { ref: string; sha?: string };
 };
 
 /**
@@ -52,6 +67,8 @@ export class GitHubForge implements Forge {
   readonly #logger: Logger;
   readonly #webUrl: string;
   readonly #trackingComments = new Map<string, number>();
+  readonly #app: Octokit;
+  #botLogin: Promise<string> | undefined;
 
   constructor(private readonly options: GitHubForgeOptions) {
     this.#logger = options.logger ?? silentLogger();
@@ -64,6 +81,7 @@ export class GitHubForge implements Forge {
       auth: { appId: options.appId, privateKey: options.privateKey },
       log: this.#octokitLog(),
     });
+    this.#app = app;
     this.tokens = new GitHubInstallationTokens(app, {
       ...(options.refreshMarginMs !== undefined ? { refreshMarginMs: options.refreshMarginMs } : {}),
       ...(options.onSecret ? { onToken: options.onSecret } : {}),
@@ -284,6 +302,90 @@ export class GitHubForge implements Forge {
     }
   }
 
+  /** `GET /app` with the app's JWT, once per process: the bot user is `<slug>[bot]`. */
+  botLogin(): Promise<string> {
+    this.#botLogin ??= this.#app.rest.apps.getAuthenticated().then(
+      ({ data }) => `${data?.slug ?? ''}[bot]`,
+      (err: unknown) => {
+        this.#botLogin = undefined;
+        throw forgeError('reading the app', err);
+      },
+    );
+    return this.#botLogin;
+  }
+
+  async addReaction(repo: string, target: ReactionTarget, content: ReactionContent): Promise<void> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      if ('issue' in target)
+        await api.rest.reactions.createForIssue({ owner, repo: name, issue_number: target.issue, content });
+      else await api.rest.reactions.createForIssueComment({ owner, repo: name, comment_id: target.comment, content });
+    } catch (err) {
+      throw forgeError('adding a reaction', err);
+    }
+  }
+
+  async commentOnIssue(repo: string, number: number, body: string): Promise<void> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      await api.rest.issues.createComment({ owner, repo: name, issue_number: number, body });
+    } catch (err) {
+      throw forgeError(`commenting on #${number}`, err);
+    }
+  }
+
+  async listCheckRuns(repo: string, sha: string): Promise<CheckRun[]> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      const runs = await api.paginate(api.rest.checks.listForRef, { owner, repo: name, ref: sha, per_page: 100 });
+      return runs.map((r) => ({
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        conclusion: r.conclusion,
+        url: r.html_url ?? r.details_url ?? '',
+        title: r.output.title ?? '',
+        summary: r.output.summary ?? '',
+      }));
+    } catch (err) {
+      throw forgeError(`listing the check runs of ${sha.slice(0, 12)}`, err);
+    }
+  }
+
+  /**
+   * Annotations from the Checks API; the log from Actions (a check run of GitHub Actions is a
+   * job with the same id). Another CI app's run has no log the app can read: an empty log.
+   */
+  async checkRunDetails(repo: string, checkRunId: number): Promise<CheckRunDetails> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      const { data } = await api.rest.checks.listAnnotations({
+        owner,
+        repo: name,
+        check_run_id: checkRunId,
+        per_page: MAX_ANNOTATIONS,
+      });
+      const annotations = data.map(
+        (a) =>
+          `${a.path}:${a.start_line}: ${a.annotation_level ?? 'failure'}: ${a.title ? `${a.title}: ` : ''}${a.message ?? ''}`,
+      );
+      const log = await api.rest.actions.downloadJobLogsForWorkflowRun({ owner, repo: name, job_id: checkRunId }).then(
+        ({ data: text }) => String(text).slice(-LOG_TAIL_BYTES),
+        (err: unknown) => {
+          if (statusOf(err) === 404 || statusOf(err) === 403) return '';
+          throw err;
+        },
+      );
+      return { annotations, log };
+    } catch (err) {
+      throw forgeError(`reading check run ${checkRunId}`, err);
+    }
+  }
+
   async hasWriteAccess(repo: string, user: string): Promise<boolean> {
     const [owner, name] = splitRepo(repo);
     const api = await this.#api(repo);
@@ -335,6 +437,7 @@ function toPullRequest(repo: string, data: PullData): PullRequest {
     head: data.head.ref,
     base: data.base.ref,
     headSha: data.head.sha,
+    ...(data.base.sha ? { baseSha: data.base.sha } : {}),
     title: data.title,
     body: data.body ?? '',
     state: merged ? 'merged' : data.state === 'open' ? 'open' : 'closed',

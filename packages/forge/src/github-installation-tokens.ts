@@ -3,13 +3,18 @@ import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 
 /**
  * What a Pullwright token may do: push the branch (contents), open and merge the PR
- * (pull_requests), write the tracking comment (issues). Nothing else: no workflows, no
+ * (pull_requests), write the tracking comment and react on issues (issues), read red CI
+ * (checks, actions: read only). Nothing else: no workflows, no
  * administration, and only the one repository the operation targets.
  */
 export const INSTALLATION_TOKEN_PERMISSIONS = {
   contents: 'write',
   pull_requests: 'write',
   issues: 'write',
+  /** Red CI on an operation's PR: the check runs, their annotations… */
+  checks: 'read',
+  /** …and the Actions job logs behind them. */
+  actions: 'read',
 } as const;
 
 /**

@@ -7,7 +7,15 @@ import { promisify } from 'node:util';
 import { NotFoundError, PullwrightError, RepoSlug } from '@pullwright/core';
 import { HARDENED_GIT_CONFIG } from '@pullwright/security';
 import type { Cluster, Redis } from 'ioredis';
-import type { Forge, MergeResult, OpenPullRequest, PullRequest, ReviewComment } from './forge.ts';
+import type {
+  CheckRun,
+  CheckRunDetails,
+  Forge,
+  MergeResult,
+  OpenPullRequest,
+  PullRequest,
+  ReviewComment,
+} from './forge.ts';
 
 const run = promisify(execFile);
 
@@ -262,6 +270,23 @@ export class LocalForge implements Forge {
   }
 
   async replyToReviewComment(): Promise<void> {}
+
+  /** Local repositories have no issues, reactions or CI: work starts from the API, Slack or the dashboard. */
+  async botLogin(): Promise<undefined> {
+    return undefined;
+  }
+
+  async addReaction(): Promise<void> {}
+
+  async commentOnIssue(): Promise<void> {}
+
+  async listCheckRuns(): Promise<CheckRun[]> {
+    return [];
+  }
+
+  async checkRunDetails(): Promise<CheckRunDetails> {
+    return { annotations: [], log: '' };
+  }
 
   /** The local forge has no accounts: whoever can reach the API may steer. */
   async hasWriteAccess(): Promise<boolean> {

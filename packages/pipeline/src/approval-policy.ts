@@ -97,6 +97,8 @@ export class ApprovalPolicy {
     const policy = mergePolicies(this.service, file ?? {});
     const op = await this.deps.store.get(opId);
     assertAuthorized(this.identity(op.requester), 'request', { permissions: policy.permissions });
+    if (op.origin?.kind === 'issue' && !policy.triggers.issues.enabled)
+      throw new PullwrightError('forbidden', `operations from issues are off for ${op.repo} (triggers.issues.enabled)`);
     return this.deps.store.patch(
       opId,
       { policy },

@@ -85,6 +85,32 @@ export class OperationActions {
   }
 
   /**
+   * Red CI on the PR head, seen by a webhook: one look at it per head after the policy's
+   * settle delay (a BullMQ delayed job, so every check can finish first). Refused when the
+   * repository's policy turned CI revisions off.
+   */
+  async noteFailedChecks(id: string, headSha: string, runUrl?: string): Promise<string> {
+    const ci = this.#ciPolicy(await this.store.get(id));
+    return this.queue.add('ci_failure', { opId: id, headSha, settleMs: ci.settle_ms, ...(runUrl ? { runUrl } : {}) });
+  }
+
+  /**
+   * The revision of a red CI: the same revise job, asked for by the policy itself (no
+   * person is behind it), so the policy's `triggers.ci` is what allows it.
+   */
+  async reviseForFailedChecks(id: string, payload: Omit<ReviseJobPayload, 'opId'>): Promise<string> {
+    this.#ciPolicy(await this.store.get(id));
+    return this.queue.add('revise', { ...payload, opId: id });
+  }
+
+  #ciPolicy(op: Operation) {
+    const ci = this.policy.policyOf(op).triggers.ci;
+    if (!ci.enabled || ci.max_attempts === 0)
+      throw new PullwrightError('forbidden', `CI revisions are off for ${op.repo} (triggers.ci in the policy)`);
+    return ci;
+  }
+
+  /**
    * A message to a running operation (Slack thread, dashboard, REST) steers the model: the
    * same `revise` permission as asking for a revision.
    */

@@ -16,6 +16,8 @@ export function pullRequestBody(op: Operation, summary: string): string {
     `## Files changed\n${files}`,
     `## Checks\n| check | command | result | time |\n|---|---|---|---|\n${checks}`,
     `Requested by ${op.requester.user} via ${op.requester.source}. Operation \`${op.id}\`.`,
+    // GitHub closes the issue the work came from when this merges.
+    ...(op.origin?.kind === 'issue' ? [`Fixes #${op.origin.number}`] : []),
     ...(op.sandbox && !op.sandbox.sandboxed
       ? ['**Warning:** the checks of this change ran without a sandbox (`SANDBOX=none`).']
       : []),

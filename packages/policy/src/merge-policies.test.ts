@@ -16,7 +16,37 @@ describe('mergePolicies: the repository file only tightens', () => {
       auto_approve: { enabled: false, max_lines: 20, kinds: ['tests', 'docs'] },
       budgets: {},
       branches: { prefix: 'agent/' },
+      triggers: {
+        issues: { enabled: true, label: 'pullwright' },
+        ci: { enabled: true, max_attempts: 2, settle_ms: 120_000 },
+        allow_bots: [],
+      },
     });
+  });
+
+  it('triggers: a repository turns them off or lowers the attempts, never the other way', () => {
+    const off = merge('', 'triggers: { issues: { enabled: false }, ci: { enabled: false } }').triggers;
+    expect([off.issues.enabled, off.ci.enabled]).toEqual([false, false]);
+    const service = 'triggers: { issues: { enabled: false, label: fix-me }, ci: { max_attempts: 3, settle_ms: 500 } }';
+    const t = merge(service, 'triggers: { issues: { enabled: true }, ci: { max_attempts: 5 } }').triggers;
+    expect(t).toEqual({
+      issues: { enabled: false, label: 'fix-me' },
+      ci: { enabled: true, max_attempts: 3, settle_ms: 500 },
+      allow_bots: [],
+    });
+    expect(merge(service, 'triggers: { ci: { max_attempts: 1 } }').triggers.ci.max_attempts).toBe(1);
+  });
+
+  it('triggers: the label, the settle delay and allowed bots are the service’s alone', () => {
+    for (const repo of [
+      'triggers: { issues: { label: x } }',
+      'triggers: { ci: { settle_ms: 1 } }',
+      'triggers: { allow_bots: [a] }',
+    ])
+      expect(() => parseRepoPolicy(repo)).toThrow(PolicyFileError);
+    expect(parseServicePolicy('triggers: { allow_bots: ["renovate[bot]"] }').triggers?.allow_bots).toEqual([
+      'renovate[bot]',
+    ]);
   });
 
   it('permissions: the higher minimum role wins on each action', () => {

@@ -3,6 +3,7 @@ import { PolicyFileError } from './policy-file-error.ts';
 import {
   ACTIONS,
   type Action,
+  DEFAULT_TRIGGERS,
   type DeploySettings,
   type PathRule,
   type Policy,
@@ -81,6 +82,18 @@ export function servicePolicy(service: ServicePolicyFile): Policy {
     },
     budgets: { ...service.budgets },
     branches: { prefix: service.branches?.prefix ?? 'agent/' },
+    triggers: {
+      issues: {
+        enabled: service.triggers?.issues?.enabled ?? DEFAULT_TRIGGERS.issues.enabled,
+        label: service.triggers?.issues?.label ?? DEFAULT_TRIGGERS.issues.label,
+      },
+      ci: {
+        enabled: service.triggers?.ci?.enabled ?? DEFAULT_TRIGGERS.ci.enabled,
+        max_attempts: service.triggers?.ci?.max_attempts ?? DEFAULT_TRIGGERS.ci.max_attempts,
+        settle_ms: service.triggers?.ci?.settle_ms ?? DEFAULT_TRIGGERS.ci.settle_ms,
+      },
+      allow_bots: service.triggers?.allow_bots ?? DEFAULT_TRIGGERS.allow_bots,
+    },
     ...(service.deploy ? { deploy: resolveDeploy(service.deploy) } : {}),
   };
 }
@@ -162,6 +175,21 @@ export function mergePolicies(service: ServicePolicyFile, repo: RepoPolicyFile, 
       ...optionalEntry('cost_usd', minDefined(base.budgets.cost_usd, repo.budgets?.cost_usd)),
     },
     branches: { prefix: prefix ?? base.branches.prefix },
+    triggers: {
+      issues: {
+        ...base.triggers.issues,
+        enabled: base.triggers.issues.enabled && (repo.triggers?.issues?.enabled ?? true),
+      },
+      ci: {
+        ...base.triggers.ci,
+        enabled: base.triggers.ci.enabled && (repo.triggers?.ci?.enabled ?? true),
+        max_attempts: Math.min(
+          base.triggers.ci.max_attempts,
+          repo.triggers?.ci?.max_attempts ?? Number.POSITIVE_INFINITY,
+        ),
+      },
+      allow_bots: base.triggers.allow_bots,
+    },
     ...(deploy ? { deploy } : {}),
   };
 }

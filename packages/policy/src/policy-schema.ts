@@ -81,6 +81,43 @@ export const DeploySettings = z.strictObject({
 });
 export type DeploySettings = z.infer<typeof DeploySettings>;
 
+const GitHubLogin = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, 'must be a GitHub login');
+
+/** What a repository may say about work that starts on GitHub: it can only turn triggers off or lower limits. */
+const RepoTriggers = z.strictObject({
+  /** Issues labelled, assigned to the app or commented `/pullwright …` start operations. */
+  issues: z.strictObject({ enabled: z.boolean().optional() }).optional(),
+  /** Red CI on an operation's PR head starts a revision with the failing checks as feedback. */
+  ci: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      /** Automatic revisions in a row before a person must look; 0 turns them off. */
+      max_attempts: z.number().int().min(0).max(10).optional(),
+    })
+    .optional(),
+});
+
+/** The service's triggers: the same switches, plus what only the operator sets. */
+const ServiceTriggers = z.strictObject({
+  issues: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      /** The label that starts an operation. Default `pullwright`. */
+      label: z.string().min(1).max(50).optional(),
+    })
+    .optional(),
+  ci: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      max_attempts: z.number().int().min(0).max(10).optional(),
+      /** How long after the first red check the revision starts, so the other checks finish. */
+      settle_ms: z.number().int().min(0).max(3_600_000).optional(),
+    })
+    .optional(),
+  /** Bot accounts whose labels, assignments and comments may start work; every other bot is refused. */
+  allow_bots: z.array(GitHubLogin).max(100).optional(),
+});
+
 /** The policy keys, as either file writes them (nothing defaulted: unset means "as the service says"). */
 const policyShape = {
   /** Minimum role per action; a repository can only raise them. */
@@ -154,12 +191,14 @@ export const RepoPolicyFile = z.strictObject({
   /** Lints one file after each edit; `{file}` is replaced by the path. */
   lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
   ...policyShape,
+  triggers: RepoTriggers.optional(),
 });
 export type RepoPolicyFile = z.infer<typeof RepoPolicyFile>;
 
 /** The service's policy file (`POLICY_FILE`): the same keys plus what repositories are allowed. */
 export const ServicePolicyFile = z.strictObject({
   ...policyShape,
+  triggers: ServiceTriggers.optional(),
   allow: z
     .strictObject({
       /** Whether a repository file may configure a deploy at all. Default true. */
@@ -171,6 +210,15 @@ export const ServicePolicyFile = z.strictObject({
 });
 export type ServicePolicyFile = z.infer<typeof ServicePolicyFile>;
 
+/**
+ * Issue triggers on, with the `pullwright` label; CI revisions on, two in a row per PR before
+ * a person must look, started 2 minutes after the first red check so the others can finish.
+ */
+export const DEFAULT_TRIGGERS = {
+  issues: { enabled: true, label: 'pullwright' },
+  ci: { enabled: true, max_attempts: 2, settle_ms: 2 * 60_000 },
+  allow_bots: [] as string[],
+};
 const ResolvedPathRule = z.object({
   name: z.string(),
   paths: z.array(z.string()),
@@ -202,6 +250,14 @@ export const Policy = z.object({
     cost_usd: z.number().optional(),
   }),
   branches: z.object({ prefix: z.string() }),
+  /** Absent from snapshots taken before triggers existed: read as the defaults. */
+  triggers: z
+    .object({
+      issues: z.object({ enabled: z.boolean(), label: z.string() }),
+      ci: z.object({ enabled: z.boolean(), max_attempts: z.number().int(), settle_ms: z.number().int() }),
+      allow_bots: z.array(z.string()),
+    })
+    .default(() => structuredClone(DEFAULT_TRIGGERS)),
   deploy: z
     .object({
       on_merge: z.boolean(),

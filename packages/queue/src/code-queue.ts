@@ -33,7 +33,8 @@ export class CodeQueue {
       );
     }
     const jobId = (spec.jobId as (p: unknown) => string)(parsed.data);
-    await this.queue.add(name, parsed.data, { ...spec.options, jobId });
+    const delayMs = 'delayMs' in spec ? (spec.delayMs as (p: unknown) => number)(parsed.data) : 0;
+    await this.queue.add(name, parsed.data, { ...spec.options, jobId, ...(delayMs > 0 ? { delay: delayMs } : {}) });
     return jobId;
   }
 

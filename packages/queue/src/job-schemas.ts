@@ -9,10 +9,13 @@ export const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().
 /** Follows a deploy the operation recorded as started (`deploy.startedAt` names it). */
 export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
 
-/** One piece of review feedback a revision answers: a review's body, an inline comment, or a `/pullwright` comment. */
+/**
+ * One piece of feedback a revision answers: a review's body, an inline comment, a
+ * `/pullwright` comment, or a failing CI check (its name, summary, annotations and log excerpt).
+ */
 export const ReviewFeedback = z.object({
   id: z.number().int().nonnegative(),
-  kind: z.enum(['review', 'review_comment', 'issue_comment']),
+  kind: z.enum(['review', 'review_comment', 'issue_comment', 'check_run']),
   user: z.string().min(1).max(100),
   body: z.string().max(20_000),
   path: z.string().max(1000).optional(),
@@ -31,6 +34,19 @@ export const ReviseJob = z.object({
 });
 export type ReviseJobPayload = z.input<typeof ReviseJob>;
 
+/**
+ * Red CI on an operation's PR head: looked at once the settle delay has passed (so every
+ * check has finished), then a revision, nothing (pre-existing or recovered), or a person.
+ */
+export const CiFailureJob = z.object({
+  opId: z.string().min(1),
+  headSha: z.string().regex(/^[0-9a-f]{40}$/, 'must be a full commit sha'),
+  /** The run or suite that reported the failure first, for people (a link). */
+  runUrl: z.string().max(2000).optional(),
+  /** The policy's `triggers.ci.settle_ms` at the time of the failure. */
+  settleMs: z.number().int().nonnegative(),
+});
+
 /** Kept so a duplicate enqueue within a day is still recognised as a duplicate. */
 const KEEP = { age: 24 * 3600, count: 5000 };
 
@@ -39,6 +55,8 @@ interface CatalogEntry<S extends z.ZodType> {
   /** The BullMQ job id: enqueuing the same thing twice is a no-op. */
   jobId(payload: z.infer<S>): string;
   options: JobsOptions;
+  /** A delayed job: it runs this many ms after it is added (BullMQ's `delay`), never a sleep. */
+  delayMs?(payload: z.infer<S>): number;
 }
 
 const entry = <S extends z.ZodType>(e: CatalogEntry<S>) => e;
@@ -77,6 +95,16 @@ export const JOB_CATALOG = {
     schema: DeployJob,
     jobId: (p) => `${p.opId}-deploy-${p.startedAt.replace(/[^0-9]/g, '')}`,
     options: { removeOnComplete: KEEP, removeOnFail: KEEP },
+  }),
+  /**
+   * One per PR head: check_suite, check_run and workflow_run deliveries for the same red
+   * head (there are many) collapse into the one delayed look at it.
+   */
+  ci_failure: entry({
+    schema: CiFailureJob,
+    jobId: (p) => `${p.opId}-ci-${p.headSha.slice(0, 12)}`,
+    options: { removeOnComplete: KEEP, removeOnFail: KEEP },
+    delayMs: (p) => p.settleMs,
   }),
 } as const;
 

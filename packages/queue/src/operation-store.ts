@@ -10,6 +10,7 @@ import {
   type OperationEventInput,
   type OperationStatus,
   type OperationType,
+  type Origin,
   PullwrightError,
   type Requester,
   type TransitionPatch,
@@ -48,6 +49,7 @@ export interface NewOperation {
   context?: OperationContext;
   budget?: Budget;
   requester: Requester;
+  origin?: Origin;
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */

@@ -13,6 +13,7 @@ export * from './path-guard.ts';
 export * from './path-spellings.ts';
 export * from './publishable-change.ts';
 export * from './redactor.ts';
+export * from './sanitize-untrusted-text.ts';
 export * from './scan-command.ts';
 export * from './secret-file-name.ts';
 export * from './secret-rule.ts';

@@ -100,6 +100,50 @@ describe('SlackMessages', () => {
     expect(text.length).toBeLessThan(2500);
   });
 
+  it('says where an operation came from, and what red CI did to it, with links only to web URLs', () => {
+    const fromIssue = op({
+      origin: {
+        kind: 'issue',
+        repo: 'acme/api',
+        number: 7,
+        url: 'https://github.example/acme/api/issues/7',
+        title: 'x',
+        trigger: 'label',
+      },
+    });
+    expect(
+      JSON.stringify(
+        messages.status(fromIssue, { step: undefined, lastEventAt: undefined, budgetUsd: undefined }).blocks,
+      ),
+    ).toContain('from <https://github.example/acme/api/issues/7|issue #7>');
+    const event = (data: Record<string, unknown>) => ({
+      id: '1-0',
+      ts: '',
+      opId: 'x',
+      type: 'ci_failure' as const,
+      data,
+    });
+    const head = { headSha: 'abcdef1234567', checks: ['test'], preExisting: ['lint'] };
+    const queued = messages.note(
+      event({ ...head, state: 'revision_queued', attempt: 1, of: 2, runUrl: 'https://ci.example/run/9' }),
+      fromIssue,
+    );
+    expect(queued?.text).toBe(
+      ':rotating_light: CI is red on abcdef1 (<https://ci.example/run/9|CI run>): test. Revising, attempt 1 of 2.',
+    );
+    const human = messages.note(
+      event({ ...head, state: 'needs_human', attempts: 2, runUrl: 'javascript:alert(1)' }),
+      fromIssue,
+    );
+    expect(human).toMatchObject({ milestone: true });
+    expect(human?.text).toBe(
+      ':sos: CI is still red on abcdef1 (CI run) after 2 automatic revision(s): test. This needs a person.',
+    );
+    expect(messages.note(event({ ...head, state: 'pre_existing' }), fromIssue)?.text).toContain(
+      'lint fail on the base too',
+    );
+  });
+
   it('formats durations', () => {
     expect([formatDuration(0), formatDuration(59_400), formatDuration(61_000), formatDuration(3_723_000)]).toEqual([
       '0s',

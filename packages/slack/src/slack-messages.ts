@@ -127,6 +127,12 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** `<url|label>` for an http(s) URL that cannot break out of Slack's link syntax; the label alone otherwise. */
+function slackLink(url: unknown, label: string): string {
+  const u = str(url);
+  return u && /^https?:\/\/[^\s|<>]+$/i.test(u) ? `<${u}|${escapeSlackText(label)}>` : escapeSlackText(label);
+}
+
 /** Block Kit for everything Pullwright says in Slack. Texts here are raw; SlackClient redacts on the way out. */
 export class SlackMessages {
   constructor(private readonly dashboardUrl: string) {}
@@ -173,6 +179,7 @@ export class SlackMessages {
     ];
     const links = [`<${this.dashboardLink(op.id)}|dashboard>`];
     if (op.pullRequest) links.unshift(`<${op.pullRequest.url}|pull request #${op.pullRequest.number}>`);
+    if (op.origin) links.unshift(`from ${slackLink(op.origin.url, `issue #${op.origin.number}`)}`);
     blocks.push(context(`${links.join(' · ')}${finished ? '' : ' · react with :x: to stop'}`));
     return { text: `${op.type} ${op.id} on ${op.repo}: ${op.status}`, blocks };
   }
@@ -413,8 +420,35 @@ export class SlackMessages {
         return undefined;
       case 'sandbox':
         return d.sandboxed ? undefined : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
+      case 'ci_failure':
+        return this.#ciNote(d, plain);
       default:
         unknownEventType(e.type);
+        return undefined;
+    }
+  }
+
+  /** Red CI on the PR head: what Pullwright does about it, with the CI run's link. */
+  #ciNote(d: Record<string, unknown>, plain: (text: string, milestone?: boolean) => SlackNote): SlackNote | undefined {
+    const names = (v: unknown) =>
+      Array.isArray(v) ? v.map((c) => `\`${escapeSlackText(String(c))}\``).join(', ') : '';
+    const head = `\`${(str(d.headSha) ?? '').slice(0, 7)}\``;
+    const run = str(d.runUrl) ? ` (${slackLink(d.runUrl, 'CI run')})` : '';
+    switch (d.state) {
+      case 'revision_queued':
+        return plain(
+          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.`,
+        );
+      case 'needs_human':
+        return plain(
+          `:sos: CI is still red on ${head}${run} after ${String(d.attempts)} automatic revision(s): ${names(d.checks)}. This needs a person.`,
+          true,
+        );
+      case 'pre_existing':
+        return plain(
+          `:large_yellow_circle: CI is red on ${head}${run}, but ${names(d.preExisting)} fail on the base too: no revision.`,
+        );
+      default:
         return undefined;
     }
   }

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Operation } from '@pullwright/core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { FakeGitHub } from '../fake-github.ts';
@@ -20,6 +22,10 @@ interface GitHubFixture {
 export function useGitHubFixture(options: {
   repoPrefix: string;
   collaborators: Record<string, 'write' | 'read'>;
+  /** The service policy (POLICY_FILE) as YAML; the built-in defaults without one. */
+  policy?: string;
+  /** More configuration of the Pullwright under test (IDENTITIES…). */
+  env?: Record<string, string>;
 }): GitHubFixture {
   let seq = 0;
   const fx = {
@@ -43,7 +49,13 @@ export function useGitHubFixture(options: {
     await fx.gh.createRepository(fx.repo, { fromDir: SAMPLE_DIR });
     for (const [user, permission] of Object.entries(options.collaborators))
       fx.gh.addCollaborator(fx.repo, user, permission);
-    fx.sys = await startGitHubTestSystem(fx.gh);
+    const env = { ...options.env };
+    if (options.policy !== undefined) {
+      const file = path.join(fx.gh.root, `policy-${seq}.yml`);
+      await writeFile(file, options.policy);
+      env.POLICY_FILE = file;
+    }
+    fx.sys = await startGitHubTestSystem(fx.gh, env);
   });
   afterEach(async () => {
     await fx.gh.settled();

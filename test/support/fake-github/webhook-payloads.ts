@@ -97,3 +97,82 @@ export function pullRequestJson(repo: PayloadRepo, pr: PayloadPull, mergedBy?: s
     base: { ref: pr.base.ref, sha: pr.base.sha, label: `${repo.owner}:${pr.base.ref}`, repo: repositoryJson(repo) },
   };
 }
+
+interface PayloadIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  author: string;
+  labels: string[];
+  assignees: string[];
+}
+
+export function labelJson(name: string): JsonObject {
+  return { id: Math.abs(hash(name)), name, color: 'ededed', default: false, description: null };
+}
+
+/** An issue as GitHub shows it in `issues` and `issue_comment` deliveries and `GET /issues/:n`. */
+export function issueJson(repo: PayloadRepo, issue: PayloadIssue): JsonObject {
+  const full = `${repo.owner}/${repo.name}`;
+  return {
+    number: issue.number,
+    title: issue.title,
+    body: issue.body,
+    state: issue.state,
+    user: userJson(issue.author, issue.author.endsWith('[bot]') ? 'Bot' : 'User'),
+    labels: issue.labels.map(labelJson),
+    assignee: issue.assignees[0]
+      ? userJson(issue.assignees[0], issue.assignees[0].endsWith('[bot]') ? 'Bot' : 'User')
+      : null,
+    assignees: issue.assignees.map((a) => userJson(a, a.endsWith('[bot]') ? 'Bot' : 'User')),
+    html_url: `${repo.webUrl}/${full}/issues/${issue.number}`,
+    url: `${repo.apiUrl}/repos/${full}/issues/${issue.number}`,
+    // Every change moves it, so relabelling later is not the same delivery body.
+    updated_at: new Date().toISOString(),
+    comments_url: `${repo.apiUrl}/repos/${full}/issues/${issue.number}/comments`,
+  };
+}
+
+interface PayloadCheckRun {
+  id: number;
+  name: string;
+  headSha: string;
+  conclusion: string;
+  title: string;
+  summary: string;
+  suiteId: number;
+}
+
+/** A completed check run of GitHub Actions (`check_run` deliveries and `GET …/check-runs`). */
+export function checkRunJson(
+  repo: PayloadRepo,
+  run: PayloadCheckRun,
+  headBranch: string | null,
+  pulls: JsonObject[],
+): JsonObject {
+  const full = `${repo.owner}/${repo.name}`;
+  return {
+    id: run.id,
+    name: run.name,
+    head_sha: run.headSha,
+    external_id: String(run.id),
+    status: 'completed',
+    conclusion: run.conclusion,
+    started_at: new Date().toISOString(),
+    completed_at: new Date().toISOString(),
+    url: `${repo.apiUrl}/repos/${full}/check-runs/${run.id}`,
+    html_url: `${repo.webUrl}/${full}/actions/runs/${run.suiteId}/job/${run.id}`,
+    details_url: `${repo.webUrl}/${full}/actions/runs/${run.suiteId}/job/${run.id}`,
+    output: {
+      title: run.title,
+      summary: run.summary,
+      text: null,
+      annotations_count: 0,
+      annotations_url: `${repo.apiUrl}/repos/${full}/check-runs/${run.id}/annotations`,
+    },
+    check_suite: { id: run.suiteId, head_branch: headBranch, head_sha: run.headSha },
+    app: { id: 15368, slug: 'github-actions', name: 'GitHub Actions' },
+    pull_requests: pulls,
+  };
+}

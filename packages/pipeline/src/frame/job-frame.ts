@@ -1,4 +1,5 @@
 import { type Checkpoint, isPullwrightError, isTransientError, type Logger, type Operation } from '@pullwright/core';
+import { syncIssueTracking } from '../issue-tracking.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { StopOperation } from './stop-operation.ts';
 
@@ -98,9 +99,13 @@ export async function runJob<C extends FrameContext>(
         durationMs: Date.now() - started,
         ...data,
       });
+      // An operation that came from an issue keeps the issue's comment current, step by step.
+      await syncIssueTracking(deps, ctx.op, `${def.kind}: ${step.name} done`);
     }
     finished = true;
-    return await deps.store.get(opId);
+    const done = await deps.store.get(opId);
+    await syncIssueTracking(deps, done);
+    return done;
   } catch (err) {
     if (isTransientError(err)) throw err;
     finished = true;
@@ -108,7 +113,9 @@ export async function runJob<C extends FrameContext>(
     if (!(err instanceof StopOperation) && !isPullwrightError(err)) log.error({ err }, 'job crashed');
     ctx.op = await deps.store.get(opId);
     log.info({ status: stop.status, reason: deps.redactor.redact(stop.reason) }, 'job stopped');
-    return await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason)));
+    const ended = await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason)));
+    await syncIssueTracking(deps, ended);
+    return ended;
   } finally {
     await def.release(ctx, finished).catch((err) => log.warn({ err }, 'release failed'));
     await deps.events.append(opId, 'step', { step: 'release', job: def.kind }).catch(() => undefined);
