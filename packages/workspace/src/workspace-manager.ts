@@ -152,9 +152,10 @@ export class WorkspaceManager {
 
   /** A file's text at `sha` in the mirror (what the base commit says), or undefined when it has none. */
   async readAt(repo: string, sha: string, file: string): Promise<string | undefined> {
-    const git = gitClient(this.mirrorDir(repo));
-    const exists = (await git.raw(['ls-tree', '--name-only', sha, '--', file]).catch(() => '')).trim();
-    return exists ? git.raw(['show', `${sha}:${file}`]) : undefined;
+    // One git call: a missing file is the only way `show` fails on a commit the mirror has.
+    return gitClient(this.mirrorDir(repo))
+      .raw(['show', `${sha}:${file}`])
+      .catch(() => undefined);
   }
 
   /**

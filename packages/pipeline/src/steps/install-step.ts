@@ -7,6 +7,7 @@ export const installStep: Step<WorkContext> = {
   name: 'install',
   async run(ctx) {
     const { commands, ws, baseSha } = workOf(ctx);
+    if (!commands.install) return { skipped: 'no install command' };
     const how = await installDependencies(
       ctx.deps.runner,
       commands.install,
@@ -14,6 +15,6 @@ export const installStep: Step<WorkContext> = {
       ctx.deps.redactor,
       await dependencyCacheOf(ctx.deps, ctx.op.repo, baseSha),
     );
-    return commands.install ? { command: commands.install.command, how } : { skipped: 'no install command' };
+    return { command: commands.install.command, how };
   },
 };
