@@ -18,6 +18,7 @@ import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
 import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
 import { initSecrets } from './init-secrets.ts';
+import { REPO_HELP, repoCommand } from './repo-command.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
 
 const USAGE = `usage: pullwright <command>
@@ -27,6 +28,7 @@ const USAGE = `usage: pullwright <command>
   worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
   export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
+  repo      repo add <path-or-git-url> [--name owner/name]: import your repository into the local forge; repo list
   init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
 
@@ -60,6 +62,7 @@ operation's timeline on stdout. Exit 0 when the operation merged.`,
 
 Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
 as GET /v1/operations/<id>/audit). Needs REDIS_URL or REDIS_CLUSTER_NODES.`,
+  repo: REPO_HELP,
   'init-secrets': `usage: pullwright init-secrets <dir>
 
 Creates the files docker compose reads its secrets from in <dir>: the API token, the
@@ -243,6 +246,8 @@ export async function main(argv: string[]): Promise<number> {
         return await demo();
       case 'export':
         return await exportOperation(argv.slice(1));
+      case 'repo':
+        return await repoCommand(argv.slice(1), { env: process.env, stdout: process.stdout, stderr: process.stderr });
       case 'init-secrets': {
         const dir = argv[1];
         if (!dir) {
