@@ -12,6 +12,7 @@ import { dashboardRouter } from './dashboard-router.ts';
 import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
+import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { metricsRouter } from './metrics-router.ts';
@@ -86,8 +87,9 @@ export function createApp(deps: ApiDeps): Express {
 
   // The bearer token for API clients, or a dashboard session (cookie + CSRF header).
   const sessions = new SessionStore(deps.redis, `${config.redisPrefix}:dash`, config.dashboard.sessionTtlS);
-  const credentials = new SessionCredentials(config);
+  const credentials = new SessionCredentials(config, deps.actions.policy);
   const auth = sessionAuth(config.apiToken, sessions);
+  app.use('/v1/session/github', githubSignInRouter({ ...deps, sessions, policy: deps.actions.policy }));
   app.use('/v1/session', sessionRouter({ config: { ...config, apiToken: config.apiToken }, sessions, credentials }));
   app.use(
     '/v1/operations',
