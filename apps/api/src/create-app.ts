@@ -64,7 +64,7 @@ export function createApp(deps: ApiDeps): Express {
   }
   // Before the JSON parser: Slack's signature is over the raw bytes, which these routes read themselves.
   const slack = createSlackServices(deps);
-  if (slack) app.use('/slack', slackRouter(slack));
+  if (slack?.signingSecret) app.use('/slack', slackRouter(slack, slack.signingSecret));
   app.use(express.json({ limit: '256kb' }));
   app.use(wellFormedBody());
   app.use(dashboardSecurityHeaders());
