@@ -5,6 +5,7 @@ import { LocalForge } from '@pullwright/forge';
 import type { Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
+import { accessLog } from './access-log.ts';
 import { boardRouter } from './board-router.ts';
 import { streamFeed } from './dashboard-feed.ts';
 import { dashboardQueueHealth } from './dashboard-queue-health.ts';
@@ -19,6 +20,7 @@ import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
 import { operationsRouter } from './operations-router.ts';
 import { planRouter } from './plan-router.ts';
+import { requestSpan } from './request-span.ts';
 import { sessionAuth } from './session-auth.ts';
 import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
@@ -55,6 +57,8 @@ export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.use(accessLog(deps.logger));
+  app.use(requestSpan());
   // Before the JSON parser: the webhook signature covers the raw body.
   if (config.github.webhookSecret) {
     app.use(

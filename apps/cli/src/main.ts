@@ -19,6 +19,7 @@ import { seedDemo } from './demo-seed.ts';
 import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
 import { initSecrets } from './init-secrets.ts';
 import { REPO_HELP, repoCommand } from './repo-command.ts';
+import { startTracing } from './start-tracing.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
 
 const USAGE = `usage: pullwright <command>
@@ -77,11 +78,13 @@ async function boot(
   env: NodeJS.ProcessEnv,
   role: ProcessRole = 'all',
   runtimeRole: ProcessRole = role,
-): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
+): Promise<{ config: Config; logger: Logger; runtime: Runtime; stopTracing: () => Promise<void> }> {
   const config = loadConfig(env, role);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
-  return { config, logger, runtime: await createRuntime(config, logger, redactor, { role: runtimeRole }) };
+  const stopTracing = startTracing(config, role, logger);
+  const runtime = await createRuntime(config, logger, redactor, { role: runtimeRole });
+  return { config, logger, runtime, stopTracing };
 }
 
 /** Posts progress of Slack-started operations; runs beside the API that takes the Slack requests. */
@@ -114,7 +117,7 @@ async function start(): Promise<number> {
 }
 
 async function startAll(embedded: EmbeddedEnv): Promise<number> {
-  const { runtime, logger } = await boot(embedded.env);
+  const { runtime, logger, stopTracing } = await boot(embedded.env);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
   const slack = startSlackNotifier(runtime);
@@ -124,6 +127,7 @@ async function startAll(embedded: EmbeddedEnv): Promise<number> {
     await api.close();
     await runtime.close();
     await embedded.redis?.stop();
+    await stopTracing();
   });
   if (runtime.config.llm.provider === 'replay' && runtime.localForge) {
     const op = await seedDemo(runtime);
@@ -138,13 +142,14 @@ async function startAll(embedded: EmbeddedEnv): Promise<number> {
 
 async function apiOnly(): Promise<number> {
   // The API runs no repository code: it starts without a sandbox on hosts that have none.
-  const { runtime, logger } = await boot(process.env, 'api');
+  const { runtime, logger, stopTracing } = await boot(process.env, 'api');
   const api = await startApi(runtime);
   const slack = startSlackNotifier(runtime);
   onShutdown(async () => {
     await slack?.close();
     await api.close();
     await runtime.close();
+    await stopTracing();
   });
   logger.info({ url: api.url }, 'api listening');
   return new Promise<number>(() => undefined);
@@ -152,7 +157,7 @@ async function apiOnly(): Promise<number> {
 
 async function workerOnly(): Promise<number> {
   const { env, replayDemo } = withReplayDefault(process.env);
-  const { runtime, logger } = await boot(env, 'worker');
+  const { runtime, logger, stopTracing } = await boot(env, 'worker');
   if (replayDemo) logger.warn('no model key and no LLM_PROVIDER: replaying the bundled demo transcript');
   const worker = await startWorker(runtime);
   const health = await startWorkerHealthServer(runtime, worker);
@@ -160,6 +165,7 @@ async function workerOnly(): Promise<number> {
     await worker.close();
     await health.close();
     await runtime.close();
+    await stopTracing();
   });
   logger.info({ concurrency: runtime.config.workerConcurrency, health: health.url }, 'worker started');
   return new Promise<number>(() => undefined);

@@ -9,3 +9,4 @@ export {
 export * from './github-private-key.ts';
 export * from './import-repository.ts';
 export * from './local-forge.ts';
+export * from './traced-forge.ts';
