@@ -4,5 +4,6 @@ export * from './in-span.ts';
 export * from './listen-or-explain.ts';
 export * from './logger.ts';
 export * from './operation.ts';
+export * from './outcome-reason.ts';
 export * from './state-machine.ts';
 export * from './transient-errors.ts';

@@ -9,6 +9,7 @@ import {
   type OperationContext,
   type OperationStatus,
   type OperationType,
+  outcomeReason,
   PullwrightError,
   type Requester,
   type TransitionPatch,
@@ -217,6 +218,7 @@ export class OperationStore {
       if (result === -1) throw new NotFoundError('operation', id);
       if (result !== 0) {
         await this.#appendFeed(id, next.updatedAt, event.type, next.status);
+        if (next.status !== current.status && FINAL_STATUSES.has(next.status)) await this.#countOutcome(next);
         return next;
       }
       // Jittered backoff so colliding writers spread out instead of colliding again.
@@ -247,6 +249,18 @@ export class OperationStore {
       type,
       'status',
       status,
+    );
+  }
+
+  /**
+   * One more operation of this type ended this way (`/metrics`). Beside the script, like the
+   * feed: a crash in between loses one count rather than the transition.
+   */
+  async #countOutcome(op: Operation): Promise<void> {
+    await this.redis.hincrby(
+      this.keys.outcomes(),
+      `${op.type}\t${op.status}\t${outcomeReason(op.status, op.error)}`,
+      1,
     );
   }
 
