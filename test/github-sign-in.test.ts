@@ -165,4 +165,38 @@ describe('sign in with GitHub on the dashboard (OAuth web flow against a local G
     expect(text).not.toContain(CLIENT_SECRET);
     expect(again.cookies.has('pw_session')).toBe(false);
   });
+
+  it('the queue board (bull-board) is for admins only, and read-only', async () => {
+    await sys.runtime.queue.add('run', { opId: 'opqueueboard0001' });
+    const { browser: admin } = await signInAs('octo-admin');
+    const page = await visit(admin, `${PUBLIC_URL}/admin/queues`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Pullwright queue');
+    const queues = await visit(
+      admin,
+      `${PUBLIC_URL}/admin/queues/api/queues?activeQueue=code-operations&status=waiting`,
+    );
+    expect(queues.status).toBe(200);
+    const body = (await queues.json()) as { queues: { name: string; readOnlyMode: boolean; jobs: { id: string }[] }[] };
+    const queue = body.queues.find((q) => q.name === 'code-operations')!;
+    expect(queue.readOnlyMode).toBe(true);
+    expect(queue.jobs.map((j) => j.id)).toContain('opqueueboard0001');
+    const adminSession = await session(admin);
+    const clean = await visit(admin, `${PUBLIC_URL}/admin/queues/api/queues/code-operations/clean/waiting`, {
+      method: 'PUT',
+      headers: { 'x-csrf-token': adminSession.csrfToken },
+    });
+    expect(clean.status).toBeGreaterThanOrEqual(400);
+    expect(await sys.runtime.queue.queue.getJob('opqueueboard0001')).toBeDefined();
+
+    const { browser: newcomer } = await signInAs('newcomer');
+    const refused = await visit(newcomer, `${PUBLIC_URL}/admin/queues`);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      error: { message: 'newcomer may not see the queue: that needs the admin role' },
+    });
+    expect((await fetch(`${sys.api.url}/admin/queues`)).status).toBe(401);
+    const bearer = await sys.request('GET', '/admin/queues/api/queues');
+    expect(bearer.status).toBe(200);
+  });
 });

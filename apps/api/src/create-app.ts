@@ -20,6 +20,7 @@ import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
 import { operationsRouter } from './operations-router.ts';
 import { planRouter } from './plan-router.ts';
+import { QUEUE_BOARD_PATH, queueBoardRouter } from './queue-board-router.ts';
 import { requestSpan } from './request-span.ts';
 import { sessionAuth } from './session-auth.ts';
 import { SessionCredentials } from './session-credentials.ts';
@@ -113,6 +114,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/v1/queue/health', auth, async (_req, res) => {
     res.json(await dashboardQueueHealth(deps.queue));
   });
+  app.use(QUEUE_BOARD_PATH, queueBoardRouter(deps, auth, credentials, deps.actions.policy));
 
   if (deps.forge instanceof LocalForge) {
     const forge = deps.forge;
