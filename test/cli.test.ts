@@ -129,6 +129,8 @@ describe('pullwright CLI', () => {
           PATH: bin,
           SANDBOX: 'bubblewrap',
           REDIS_URL: 'redis://127.0.0.1:1',
+          // Everything else the worker needs, so the sandbox is what stops it.
+          VERIFICATION_KEY: 'verification-key-0123456789abcdef',
           DATA_DIR: data,
           LLM_PROVIDER: 'replay',
           REPLAY_FILE: path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json'),

@@ -1,16 +1,6 @@
 import path from 'node:path';
 import { importRepository, listRepositories, parseImportSource } from '@pullwright/forge';
-
-export const REPO_HELP = `usage: pullwright repo add <path-or-git-url> [--name owner/name]
-       pullwright repo list
-
-add   imports an existing repository into the local forge: every branch and tag of a
-      working copy, a bare repository or a git URL (file://, https://, ssh://, git@host:…),
-      as <FORGE_DIR>/<owner>/<name>.git (FORGE_DIR defaults to <DATA_DIR>/forge, DATA_DIR
-      to .pullwright). Only commits are imported: commit what you want the agent to see.
-      The name defaults to the URL's last two segments, or local/<directory> for a path.
-      A running \`pullwright start\` on the same DATA_DIR sees it at once.
-list  the repositories in the local forge and their default branches.`;
+import { REPO_HELP } from './help.ts';
 
 /** Where the local forge keeps its repositories: the same default as the service's config. */
 function forgeRoot(env: NodeJS.ProcessEnv): string {
