@@ -48,7 +48,7 @@ const base = () => ({
   PORT: '0',
   WORKER_PORT: '0',
   LOG_LEVEL: 'info',
-  SANDBOX: 'process',
+  SANDBOX: 'none',
 });
 const without = (env: Record<string, string>, name: string) => {
   const { [name]: _, ...rest } = env;
