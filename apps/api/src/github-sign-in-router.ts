@@ -4,6 +4,7 @@ import { githubApiBaseUrl } from '@pullwright/forge';
 import type { ApprovalPolicy } from '@pullwright/pipeline';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
+import { admitsGitHubLogin } from './admits-github-login.ts';
 import { sendError } from './http-errors.ts';
 import { readCookie } from './session-auth.ts';
 import { issueSession, overHttps } from './session-router.ts';
@@ -36,16 +37,6 @@ interface GitHubSignInDeps {
 function sameSecret(a: string, b: string): boolean {
   const digest = (s: string) => createHash('sha256').update(s).digest();
   return timingSafeEqual(digest(a), digest(b));
-}
-
-/**
- * Who may sign in: a login IDENTITIES names (any role), and on a GitHub Enterprise Server
- * any of its accounts (the company's own people; without a role they can look, not act).
- * On github.com anyone has an account, so an unknown login is refused at the door.
- */
-function admitted(deps: GitHubSignInDeps, login: string): boolean {
-  if (deps.policy.identity({ source: 'github', user: login }).role !== null) return true;
-  return new URL(deps.config.github.url).hostname !== 'github.com';
 }
 
 /**
@@ -115,7 +106,7 @@ export function githubSignInRouter(deps: GitHubSignInDeps): Router {
       deps.logger.warn({ reason }, 'GitHub sign-in failed');
       return sendError(res, 502, 'github_sign_in_failed', `GitHub sign-in failed: ${reason}`);
     }
-    if (!admitted(deps, login)) {
+    if (!admitsGitHubLogin(web, deps.policy.identity({ source: 'github', user: login }))) {
       return sendError(res, 403, 'forbidden', `${login} is not in IDENTITIES; ask an admin to add your GitHub login`);
     }
     await issueSession(req, res, deps.sessions, { user: login, via: 'github' });
