@@ -1,7 +1,8 @@
 /**
  * `pullwright scan` as a pre-commit hook runs it: a fresh Node process on the compiled CLI
  * (apps/cli/dist, built first from the current sources) scanning a small tree, wall time
- * per call. Baseline: a bare `node -e 0` in the same run, the floor of any Node CLI.
+ * per call; and `pullwright start --help`, what someone trying the CLI waits for first.
+ * Baseline: a bare `node -e 0` in the same run, the floor of any Node CLI.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,8 +48,13 @@ export default async function scannerCliBench(opts: { smoke: boolean }) {
       if (r.status !== 0) throw new Error(`scan exited ${r.status}: ${r.stderr}`);
     };
     const nodeOnly = () => spawnSync(process.execPath, ['-e', '0']);
+    const help = () => {
+      const r = spawnSync(process.execPath, [BIN, 'start', '--help'], { encoding: 'utf8' });
+      if (r.status !== 0 || !r.stdout.startsWith('usage: pullwright start')) throw new Error(`--help: ${r.stderr}`);
+    };
     scan();
     const scanMs = median(scan, n);
+    const helpMs = median(help, n);
     const nodeMs = median(nodeOnly, n);
     return [
       {
@@ -57,6 +63,14 @@ export default async function scannerCliBench(opts: { smoke: boolean }) {
         unit: 'ms',
         baseline: Number(nodeMs.toFixed(0)),
         ratio: Number((scanMs / nodeMs).toFixed(1)),
+        target: '< 1000 ms',
+      },
+      {
+        name: 'pullwright start --help (compiled CLI, new process)',
+        value: Number(helpMs.toFixed(0)),
+        unit: 'ms',
+        baseline: Number(nodeMs.toFixed(0)),
+        ratio: Number((helpMs / nodeMs).toFixed(1)),
         target: '< 1000 ms',
       },
     ];

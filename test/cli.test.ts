@@ -43,7 +43,7 @@ describe('pullwright CLI', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it.each(['start', 'api', 'worker', 'demo', 'scan'])(
+  it.each(['start', 'api', 'worker', 'demo', 'scan', 'repo'])(
     '%s --help prints its usage on stdout and does not run',
     (command) => {
       for (const flag of ['--help', '-h']) {
@@ -128,8 +128,9 @@ describe('pullwright CLI', () => {
         env: {
           PATH: bin,
           SANDBOX: 'bubblewrap',
-          VERIFICATION_KEY: 'k'.repeat(32),
           REDIS_URL: 'redis://127.0.0.1:1',
+          // Everything else the worker needs, so the sandbox is what stops it.
+          VERIFICATION_KEY: 'verification-key-0123456789abcdef',
           DATA_DIR: data,
           LLM_PROVIDER: 'replay',
           REPLAY_FILE: path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json'),

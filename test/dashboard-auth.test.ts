@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@pullwright/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awaitingApproval as awaitingApprovalAt } from './support/awaiting-approval.ts';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, TEST_TOKEN, type TestSystem } from './support/test-runtime.ts';
 
@@ -41,30 +42,7 @@ function asUser(sys: TestSystem, who: Pick<Signed, 'cookie' | 'csrf'> | undefine
   };
 }
 
-/** An operation waiting for approval at HEAD, without running a worker. */
-async function awaitingApproval(sys: TestSystem, repo: string): Promise<string> {
-  const { store } = sys.runtime;
-  const op = await store.create({
-    type: 'debug',
-    repo,
-    baseBranch: 'main',
-    description: 'fixture',
-    requester: { source: 'api', user: 'test' },
-  });
-  await store.transition(op.id, 'running');
-  await store.transition(op.id, 'awaiting_approval', {
-    pullRequest: { number: 1, url: 'http://127.0.0.1/pr/1', headSha: HEAD },
-    headSha: HEAD,
-    // What the pipeline records when it opens the PR: the risk of that head.
-    risk: {
-      level: 'low',
-      reasons: [],
-      stats: { files: 1, additions: 1, deletions: 1, kinds: { source: 1 } },
-      headSha: HEAD,
-    },
-  });
-  return op.id;
-}
+const awaitingApproval = (sys: TestSystem, repo: string) => awaitingApprovalAt(sys, repo, HEAD);
 
 describe('dashboard sign-in, sessions and CSRF', () => {
   let sys: TestSystem;

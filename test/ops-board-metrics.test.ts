@@ -124,4 +124,26 @@ describe('board and metrics', () => {
     expect(sample(text, 'pullwright_operations', '{status="queued"}')).toBe(1);
     expect(sample(text, 'pullwright_workers')).toBe(0);
   });
+
+  it('GET /metrics counts how operations ended, by type, status and reason', async () => {
+    sys = await startTestSystem({ worker: false });
+    const repo = await createSampleRepo(sys.runtime.localForge!);
+    const ask = async (type: string) => {
+      const res = await sys.request('POST', '/v1/operations', { type, repo, description: 'x' });
+      return ((await res.json()) as { id: string }).id;
+    };
+    const { store } = sys.runtime;
+    for (const id of [await ask('debug'), await ask('debug')])
+      expect((await sys.request('POST', `/v1/operations/${id}/cancel`, {})).status).toBe(200);
+    const failed = await ask('implement');
+    await store.transition(failed, 'running');
+    await store.transition(failed, 'failed', { error: 'budget exhausted: cost $5.10 of $5.00' });
+    // A write that does not change the status is not another ending.
+    await store.patch(failed, {}, { type: 'checkpoint', data: { step: 'note' } });
+    const text = await (await fetch(`${sys.api.url}/metrics`)).text();
+    const outcome = (labels: string) => sample(text, 'pullwright_operation_outcomes_total', labels);
+    expect(outcome('{type="debug",status="cancelled",reason="requested"}')).toBe(2);
+    expect(outcome('{type="implement",status="failed",reason="budget"}')).toBe(1);
+    expect(text.match(/^pullwright_operation_outcomes_total\{/gm)).toHaveLength(2);
+  });
 });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { verifyAppJwt } from './fake-github/app-jwt.ts';
 import { PROTECT_DEFAULT_BRANCH_HOOK, serveGitCgi } from './fake-github/git-http-backend.ts';
+import { FakeOAuthWebFlow } from './fake-github/oauth-web-flow.ts';
 import {
   checkRunJson,
   deepMerge,
@@ -174,6 +175,8 @@ export class FakeGitHub {
   /** Every REST call: method, path and how it authenticated. */
   readonly calls: { method: string; path: string; auth: 'jwt' | 'token' | 'none' }[] = [];
   readonly deliveries: Delivery[] = [];
+  /** Sign in with GitHub: register an OAuth client, say who is signed in to "the browser". */
+  readonly oauth = new FakeOAuthWebFlow();
   url = '';
   root = '';
   tokenTtlMs = 60 * 60_000;
@@ -712,6 +715,7 @@ export class FakeGitHub {
       res.end(run.log);
       return;
     }
+    if (await this.oauth.handle(req, res, url)) return;
     const gitPath = /^\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+?)\.git(\/.*)$/.exec(url.pathname);
     if (gitPath) return this.#git(req, res, url, `${gitPath[1]}/${gitPath[2]}`);
     throw new HttpError(404, 'Not Found');
@@ -757,6 +761,11 @@ export class FakeGitHub {
     const isJwt = credential !== undefined && credential.split('.').length === 3;
     this.calls.push({ method, path: route, auth: credential === undefined ? 'none' : isJwt ? 'jwt' : 'token' });
 
+    if (route === '/user' && method === 'GET') {
+      const login = this.oauth.loginFor(credential);
+      if (!login) throw new HttpError(401, 'Bad credentials');
+      return this.#json(res, 200, userJson(login));
+    }
     let m: RegExpExecArray | null;
     m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(route);
     if (m && method === 'POST') {

@@ -9,11 +9,14 @@ import {
   type SlashCommandFields,
   slashCommandBody,
 } from './fake-slack-requests.ts';
+import { type FakeSocketMode, startFakeSocketMode } from './fake-slack-socket-mode.ts';
 import { startTestSystem, type TestSystem } from './test-runtime.ts';
 
 export const SIGNING_SECRET = 'test-signing-secret-4c1f9a0b7d2e';
 /** Shaped like a real bot token, so both the exact-value and the pattern redaction are exercised. */
 export const BOT_TOKEN = 'xoxb-1029384756-5647382910-TestBotTokenValueAbCdEf';
+/** An app-level token for Socket Mode. */
+export const APP_TOKEN = 'xapp-1-A0PULLWRT1-1234567890-TestAppLevelTokenValue0123';
 export const APPROVER = 'UAPPROVE01';
 export const REQUESTER = 'UDEV00001';
 export const CHANNEL = 'C0DEV0001';
@@ -21,6 +24,8 @@ export const CHANNEL = 'C0DEV0001';
 export interface SlackSystem {
   sys: TestSystem;
   fake: FakeSlack;
+  /** With `transport: 'socket'`: Slack's end of the Socket Mode connection. */
+  socket: FakeSocketMode | undefined;
   services: SlackServices;
   /** Started unless `notifier: false` was asked for. */
   notifier: SlackNotifier | undefined;
@@ -40,16 +45,30 @@ export interface SlackSystem {
   stop(): Promise<void>;
 }
 
-/** A test system with Slack switched on against a fake Slack, and a notifier that polls fast. */
+/**
+ * A test system with Slack switched on against a fake Slack, and a notifier that polls fast.
+ * `transport: 'socket'` turns Slack's requests into Socket Mode envelopes over a local
+ * WebSocket (SLACK_APP_TOKEN, no signing secret, no /slack routes) instead of signed HTTP.
+ */
 export async function startSlackSystem(
-  options: { env?: Record<string, string>; worker?: boolean; botToken?: boolean; notifier?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    worker?: boolean;
+    botToken?: boolean;
+    notifier?: boolean;
+    transport?: 'http' | 'socket';
+  } = {},
 ): Promise<SlackSystem> {
   const withBot = options.botToken !== false;
-  const fake = await startFakeSlack(withBot ? { botToken: BOT_TOKEN } : {});
+  const socket = options.transport === 'socket' ? await startFakeSocketMode() : undefined;
+  const fake = await startFakeSlack({
+    ...(withBot ? { botToken: BOT_TOKEN } : {}),
+    ...(socket ? { socketMode: { appToken: APP_TOKEN, url: socket.url } } : {}),
+  });
   const sys = await startTestSystem({
     ...(options.worker === false ? { worker: false } : {}),
     env: {
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      ...(socket ? { SLACK_APP_TOKEN: APP_TOKEN } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
       ...(withBot ? { SLACK_BOT_TOKEN: BOT_TOKEN } : {}),
       SLACK_API_URL: fake.apiUrl,
       SLACK_APPROVERS: APPROVER,
@@ -71,9 +90,31 @@ export async function startSlackSystem(
   const answers: string[] = [];
   const commandMs: number[] = [];
   let hooks = 0;
+  await sys.api.socketMode?.connected;
+  /** One request as Slack sends it: signed HTTP, or the same payload in a Socket Mode envelope. */
+  const send = async (
+    route: 'commands' | 'interactions' | 'events',
+    body: string,
+    contentType?: string,
+  ): Promise<{ status: number; text: string }> => {
+    if (socket) {
+      const type = route === 'commands' ? 'slash_commands' : route === 'interactions' ? 'interactive' : 'events_api';
+      const payload =
+        route === 'commands'
+          ? Object.fromEntries(new URLSearchParams(body))
+          : JSON.parse(route === 'interactions' ? (new URLSearchParams(body).get('payload') ?? '{}') : body);
+      const ack = await socket.deliver(type, payload);
+      return { status: 200, text: Object.keys(ack).length > 0 ? JSON.stringify(ack) : '' };
+    }
+    const res = await postSigned(`${sys.api.url}/slack/${route}`, SIGNING_SECRET, body, {
+      ...(contentType ? { contentType } : {}),
+    });
+    return { status: res.status, text: await res.text() };
+  };
   return {
     sys,
     fake,
+    socket,
     services,
     notifier,
     answers,
@@ -84,25 +125,21 @@ export async function startSlackSystem(
         response_url: fields.response_url ?? fake.responseUrl(`cmd${++hooks}`),
       });
       const started = performance.now();
-      const res = await postSigned(`${sys.api.url}/slack/commands`, SIGNING_SECRET, body);
-      const text = await res.text();
+      const { status, text } = await send('commands', body);
       commandMs.push(performance.now() - started);
       answers.push(text);
-      return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      return { status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     },
     async click(input) {
       const body = blockActionsBody({ ...input, responseUrl: fake.responseUrl(input.hook) });
-      const res = await postSigned(`${sys.api.url}/slack/interactions`, SIGNING_SECRET, body);
-      answers.push(await res.text());
-      return res.status;
+      const { status, text } = await send('interactions', body);
+      answers.push(text);
+      return status;
     },
     async event(event, eventId) {
-      const body = eventCallbackBody(event, eventId);
-      const res = await postSigned(`${sys.api.url}/slack/events`, SIGNING_SECRET, body, {
-        contentType: 'application/json',
-      });
-      answers.push(await res.text());
-      return res.status;
+      const { status, text } = await send('events', eventCallbackBody(event, eventId), 'application/json');
+      answers.push(text);
+      return status;
     },
     waitForStatus(id, statuses, timeoutMs = 30_000) {
       let last = '';
@@ -135,6 +172,7 @@ export async function startSlackSystem(
       await notifier?.close();
       await sys.stop();
       await fake.close();
+      await socket?.close();
     },
   };
 }

@@ -42,7 +42,13 @@ function decode(contentType: string | undefined, raw: string): Record<string, un
  * increase, `invalid_auth` without the bot token) plus response_url endpoints, and
  * captures every call.
  */
-export async function startFakeSlack(options: { botToken?: string } = {}): Promise<FakeSlack> {
+export async function startFakeSlack(
+  options: {
+    botToken?: string;
+    /** Answers `apps.connections.open` for this app-level token with the Socket Mode server's URL. */
+    socketMode?: { appToken: string; url: string };
+  } = {},
+): Promise<FakeSlack> {
   const calls: CapturedCall[] = [];
   const notInChannel = new Set<string>();
   let seq = 0;
@@ -73,6 +79,13 @@ export async function startFakeSlack(options: { botToken?: string } = {}): Promi
       const method = url.pathname.replace(/^\/api\//, '');
       const args = decode(req.headers['content-type'], raw);
       calls.push({ method, args, raw, authorization: req.headers.authorization });
+      if (method === 'apps.connections.open' && options.socketMode) {
+        // Only the app-level token opens connections; a bot token gets `not_allowed_token_type`.
+        if (req.headers.authorization !== `Bearer ${options.socketMode.appToken}`) {
+          return send(200, { ok: false, error: 'not_allowed_token_type' });
+        }
+        return send(200, { ok: true, url: `${options.socketMode.url}?ticket=${++seq}` });
+      }
       if (options.botToken && req.headers.authorization !== `Bearer ${options.botToken}`) {
         return send(200, { ok: false, error: 'invalid_auth' });
       }

@@ -5,6 +5,7 @@ import { LocalForge } from '@pullwright/forge';
 import type { Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
+import { accessLog } from './access-log.ts';
 import { boardRouter } from './board-router.ts';
 import { streamFeed } from './dashboard-feed.ts';
 import { dashboardQueueHealth } from './dashboard-queue-health.ts';
@@ -12,12 +13,15 @@ import { dashboardRouter } from './dashboard-router.ts';
 import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
+import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
 import { operationsRouter } from './operations-router.ts';
 import { planRouter } from './plan-router.ts';
+import { QUEUE_BOARD_PATH, queueBoardRouter } from './queue-board-router.ts';
+import { requestSpan } from './request-span.ts';
 import { sessionAuth } from './session-auth.ts';
 import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
@@ -54,6 +58,8 @@ export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.use(accessLog(deps.logger));
+  app.use(requestSpan());
   // Before the JSON parser: the webhook signature covers the raw body.
   if (config.github.webhookSecret) {
     app.use(
@@ -63,7 +69,7 @@ export function createApp(deps: ApiDeps): Express {
   }
   // Before the JSON parser: Slack's signature is over the raw bytes, which these routes read themselves.
   const slack = createSlackServices(deps);
-  if (slack) app.use('/slack', slackRouter(slack));
+  if (slack?.signingSecret) app.use('/slack', slackRouter(slack, slack.signingSecret));
   app.use(express.json({ limit: '256kb' }));
   app.use(wellFormedBody());
   app.use(dashboardSecurityHeaders());
@@ -86,8 +92,9 @@ export function createApp(deps: ApiDeps): Express {
 
   // The bearer token for API clients, or a dashboard session (cookie + CSRF header).
   const sessions = new SessionStore(deps.redis, `${config.redisPrefix}:dash`, config.dashboard.sessionTtlS);
-  const credentials = new SessionCredentials(config);
+  const credentials = new SessionCredentials(config, deps.actions.policy);
   const auth = sessionAuth(config.apiToken, sessions);
+  app.use('/v1/session/github', githubSignInRouter({ ...deps, sessions, policy: deps.actions.policy }));
   app.use('/v1/session', sessionRouter({ config: { ...config, apiToken: config.apiToken }, sessions, credentials }));
   app.use(
     '/v1/operations',
@@ -107,6 +114,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/v1/queue/health', auth, async (_req, res) => {
     res.json(await dashboardQueueHealth(deps.queue));
   });
+  app.use(QUEUE_BOARD_PATH, queueBoardRouter(deps, auth, credentials, deps.actions.policy));
 
   if (deps.forge instanceof LocalForge) {
     const forge = deps.forge;

@@ -40,14 +40,18 @@ export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Ro
   router.post('/', (req, res, next) => {
     const session = asSession(res);
     if (session && req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
-      req.body = { ...req.body, source: 'dashboard', user: session.session.user };
+      req.body = { ...req.body, ...credentials.callerOf(session.session) };
     }
     next();
   });
 
   const approverOnly = (session: SessionPrincipal, res: Response): boolean => {
     if (credentials.canApprove(session.session)) return true;
-    sendError(res, 403, 'forbidden', `${session.session.user} is not on the approver list (DASHBOARD_APPROVERS)`);
+    const why =
+      session.session.via === 'github'
+        ? 'has no role that may approve (IDENTITIES)'
+        : 'is not on the approver list (DASHBOARD_APPROVERS)';
+    sendError(res, 403, 'forbidden', `${session.session.user} ${why}`);
     return false;
   };
 
@@ -57,7 +61,7 @@ export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Ro
     const id = opId(req);
     const { headSha } = validate(SessionApproveBody, req.body, 'body');
     if (!approverOnly(session, res)) return;
-    res.json(await deps.actions.approve(id, { user: session.session.user, source: 'dashboard' }, headSha));
+    res.json(await deps.actions.approve(id, credentials.callerOf(session.session), headSha));
   });
 
   router.post('/:id/reject', async (req, res, next) => {
@@ -66,7 +70,7 @@ export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Ro
     const id = opId(req);
     const { reason } = validate(SessionRejectBody, req.body, 'body');
     if (!approverOnly(session, res)) return;
-    res.json(await deps.actions.reject(id, { user: session.session.user, source: 'dashboard' }, reason || undefined));
+    res.json(await deps.actions.reject(id, credentials.callerOf(session.session), reason || undefined));
   });
 
   router.post('/:id/cancel', async (req, res, next) => {
@@ -74,14 +78,14 @@ export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Ro
     if (!session) return next();
     const id = opId(req);
     validate(SessionCancelBody, req.body, 'body');
-    res.json(await deps.actions.cancel(id, { user: session.session.user, source: 'dashboard' }));
+    res.json(await deps.actions.cancel(id, credentials.callerOf(session.session)));
   });
 
   router.post('/:id/retry', async (req, res) => {
     const id = opId(req);
     const session = asSession(res);
     const by = session
-      ? { user: session.session.user, source: 'dashboard' as const }
+      ? credentials.callerOf(session.session)
       : { user: validate(RetryBody, req.body, 'body').user, source: 'api' as const };
     const { op, created } = await dashboardRetry(deps, id, by);
     res

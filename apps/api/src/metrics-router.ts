@@ -149,6 +149,17 @@ export function metricsRouter(deps: MetricsDeps): Router {
       }),
     );
   }
+  new Counter({
+    name: 'pullwright_operation_outcomes_total',
+    help: 'Operations that ended, by type, final status and reason (merged, rejected, requested, budget, checks_failed, secret_found, internal…)',
+    labelNames: ['type', 'status', 'reason'],
+    ...registers,
+    collect() {
+      this.reset();
+      for (const o of current?.totals.outcomes ?? [])
+        this.inc({ type: o.type, status: o.status, reason: o.reason }, o.count);
+    },
+  });
   // The histogram's buckets are counted in Redis by the workers; prom-client's Histogram can
   // only observe in-process, so this one renders the stored counts itself.
   const stepHistogram = {

@@ -9,7 +9,8 @@ export const CreateOperationBody = z
     description: z.string().trim().min(1, 'must not be empty').max(20_000),
     context: OperationContext.default({}),
     budget: Budget.strict().optional(),
-    source: z.enum(['api', 'dashboard']).default('api'),
+    /** `github`: a dashboard user signed in with GitHub (the dashboard router sets it from the session). */
+    source: z.enum(['api', 'dashboard', 'github']).default('api'),
     user: z.string().min(1).max(200).default('api'),
   })
   .strict();

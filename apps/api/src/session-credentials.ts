@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Config } from '@pullwright/core';
+import type { ApprovalPolicy, Caller } from '@pullwright/pipeline';
 import type { Session } from './session-store.ts';
 
 /** The name the shared API token signs in as. */
@@ -18,7 +19,10 @@ export class SessionCredentials {
   private readonly tokens: { user: string; via: Session['via']; digest: Buffer }[];
   private readonly approvers: ReadonlySet<string>;
 
-  constructor(config: Pick<Config, 'apiToken' | 'dashboard'>) {
+  constructor(
+    config: Pick<Config, 'apiToken' | 'dashboard'>,
+    private readonly policy?: Pick<ApprovalPolicy, 'authorize'>,
+  ) {
     if (!config.apiToken) throw new Error('API_TOKEN must be set before the dashboard accepts sign-ins');
     this.tokens = [
       { user: OPERATOR, via: 'api_token', digest: digest(config.apiToken) },
@@ -36,8 +40,25 @@ export class SessionCredentials {
     return found;
   }
 
-  /** An empty approver list lets every signed-in user decide; the operator always may. */
+  /**
+   * A GitHub login may decide when the policy's roles let it approve (IDENTITIES, by its
+   * `github` handle). A token user: an empty approver list lets every one decide; the
+   * operator always may.
+   */
   canApprove(session: Pick<Session, 'user' | 'via'>): boolean {
+    if (session.via === 'github') {
+      try {
+        this.policy?.authorize(this.callerOf(session), 'approve');
+        return this.policy !== undefined;
+      } catch {
+        return false;
+      }
+    }
     return session.via === 'api_token' || this.approvers.size === 0 || this.approvers.has(session.user);
+  }
+
+  /** Who acts, for the policy: a GitHub sign-in is the GitHub login, anything else a dashboard user. */
+  callerOf(session: Pick<Session, 'user' | 'via'>): Caller {
+    return { user: session.user, source: session.via === 'github' ? 'github' : 'dashboard' };
   }
 }

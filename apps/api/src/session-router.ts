@@ -20,7 +20,7 @@ const SignInBody = z.object({ token: z.string().min(1, 'required').max(1000) }).
  * the browser used. Trusting it here is safe: a forged value can only make a client's own
  * cookie stricter.
  */
-function overHttps(req: Request): boolean {
+export function overHttps(req: Request): boolean {
   return req.secure || req.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
 }
 
@@ -28,6 +28,8 @@ function overHttps(req: Request): boolean {
 function sessionJson(session: Session, deps: SessionRouterDeps) {
   return {
     user: session.user,
+    /** api_token, user_token or github. */
+    via: session.via,
     canApprove: deps.credentials.canApprove(session),
     csrfToken: session.csrfToken,
     expiresAt: session.expiresAt,
@@ -35,6 +37,29 @@ function sessionJson(session: Session, deps: SessionRouterDeps) {
     /** The service's per-operation limits: the new-operation form's defaults. */
     budget: deps.config.budget,
   };
+}
+
+/**
+ * Signs `who` in: a fresh session id on every sign-in (the one it replaces stops working),
+ * in an httpOnly, SameSite=Strict cookie.
+ */
+export async function issueSession(
+  req: Request,
+  res: Response,
+  sessions: SessionStore,
+  who: { user: string; via: Session['via'] },
+): Promise<Session> {
+  const previous = readCookie(req, SESSION_COOKIE);
+  if (previous) await sessions.destroy(previous);
+  const { id, session } = await sessions.create(who.user, who.via);
+  res.cookie(SESSION_COOKIE, id, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: overHttps(req),
+    path: '/',
+    maxAge: sessions.ttlS * 1000,
+  });
+  return session;
 }
 
 function noStore(res: Response): void {
@@ -58,17 +83,7 @@ export function sessionRouter(deps: SessionRouterDeps): Router {
     const { token } = validate(SignInBody, req.body, 'body');
     const who = credentials.identify(token);
     if (!who) return sendError(res, 401, 'unauthorized', 'that token was not accepted');
-    // A fresh id on every sign-in; the one it replaces stops working.
-    const previous = readCookie(req, SESSION_COOKIE);
-    if (previous) await sessions.destroy(previous);
-    const { id, session } = await sessions.create(who.user, who.via);
-    res.cookie(SESSION_COOKIE, id, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: overHttps(req),
-      path: '/',
-      maxAge: sessions.ttlS * 1000,
-    });
+    const session = await issueSession(req, res, sessions, who);
     res.status(201).json(sessionJson(session, deps));
   });
 

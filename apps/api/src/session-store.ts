@@ -3,8 +3,11 @@ import type { Runtime } from '@pullwright/pipeline';
 
 export interface Session {
   user: string;
-  /** How the user signed in: the shared API token, or their own token from DASHBOARD_USERS. */
-  via: 'api_token' | 'user_token';
+  /**
+   * How the user signed in: the shared API token, their own token from DASHBOARD_USERS, or
+   * GitHub (then `user` is the GitHub login, and IDENTITIES' `github` handles give the role).
+   */
+  via: 'api_token' | 'user_token' | 'github';
   /** Sent back by the page in `X-CSRF-Token` on every state-changing request. */
   csrfToken: string;
   createdAt: string;

@@ -1,19 +1,8 @@
-import {
-  answerWithin,
-  BlockActionsPayload,
-  EventsEnvelope,
-  type SlackResponse,
-  SlashCommandForm,
-  verifySlackSignature,
-} from '@pullwright/slack';
+import { verifySlackSignature } from '@pullwright/slack';
 import express, { type Request, type RequestHandler, Router } from 'express';
 import { sendError } from './http-errors.ts';
+import { SlackInbound } from './slack-inbound.ts';
 import type { SlackServices } from './slack-services.ts';
-import { validate } from './validate.ts';
-import { textProblem } from './well-formed-body.ts';
-
-/** Slack waits 3 s; answer well before, whatever the store or the forge are doing. */
-const DEADLINE_MS = 2500;
 
 function rawBody(req: Request): Buffer {
   return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -28,14 +17,15 @@ function form(req: Request): Record<string, string> {
  * parser: the signature covers the exact bytes, so these routes read the raw body and
  * verify it before anything is parsed or written.
  */
-export function slackRouter(slack: SlackServices): Router {
-  const { client, logger } = slack.deps;
+export function slackRouter(slack: SlackServices, signingSecret: string): Router {
+  const { logger } = slack.deps;
+  const inbound = new SlackInbound(slack);
   const router = Router();
   const raw = express.raw({ type: () => true, limit: '1mb' });
   const verified: RequestHandler = (req, res, next) => {
     try {
       verifySlackSignature({
-        signingSecret: slack.signingSecret,
+        signingSecret,
         timestamp: req.get('x-slack-request-timestamp'),
         signature: req.get('x-slack-signature'),
         rawBody: rawBody(req),
@@ -46,66 +36,19 @@ export function slackRouter(slack: SlackServices): Router {
     }
     next();
   };
-  const failed = (what: string) => (err: unknown) => logger.error({ err, what }, 'slack request failed');
 
   router.post('/commands', raw, verified, async (req, res) => {
-    const command = validate(SlashCommandForm, form(req), 'body');
-    // Refused here like a REST description: such text breaks the operation later (Redis, git).
-    const problem = textProblem(command.text);
-    if (problem) {
-      res.json({ response_type: 'ephemeral', text: `The request text ${problem}.` });
-      return;
-    }
-    const sorry: SlackResponse = {
-      response_type: 'ephemeral',
-      text: 'Pullwright could not take this request right now; please try again in a minute.',
-    };
-    const working: SlackResponse = { response_type: 'ephemeral', text: 'Working on it…' };
-    const work = slack.commands.handle(command).catch((err: unknown) => {
-      failed('command')(err);
-      return sorry;
-    });
-    const answer = await answerWithin(
-      work,
-      DEADLINE_MS,
-      working,
-      (late) => client.respond(command.response_url, { ...late, replace_original: true }),
-      failed('late command answer'),
-    );
-    res.json(client.scrub(answer));
+    res.json(await inbound.command(form(req)));
   });
 
   router.post('/interactions', raw, verified, async (req, res) => {
-    const payload = BlockActionsPayload.safeParse(parseJson(form(req).payload));
-    // Other interaction types (shortcuts, modals) are acknowledged and ignored.
-    if (payload.success) {
-      await answerWithin(
-        slack.interactions.handle(payload.data).catch((err: unknown) => {
-          failed('interaction')(err);
-          return 'failed' as const;
-        }),
-        DEADLINE_MS,
-        'failed',
-        async () => undefined,
-        failed('interaction'),
-      );
-    }
+    await inbound.interaction(parseJson(form(req).payload));
     res.status(200).end();
   });
 
   router.post('/events', raw, verified, async (req, res) => {
-    const envelope = validate(EventsEnvelope, parseJson(rawBody(req).toString('utf8')), 'body');
-    if (envelope.type === 'url_verification') return res.json({ challenge: envelope.challenge });
-    await answerWithin(
-      slack.events.handle(envelope).catch((err: unknown) => {
-        failed('event')(err);
-        return { kind: 'ignored' as const, why: 'error' };
-      }),
-      DEADLINE_MS,
-      { kind: 'ignored', why: 'late' },
-      async () => undefined,
-      failed('event'),
-    );
+    const challenge = await inbound.event(parseJson(rawBody(req).toString('utf8')));
+    if (challenge) return res.json(challenge);
     return res.status(200).end();
   });
 

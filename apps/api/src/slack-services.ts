@@ -18,7 +18,10 @@ export type SlackRuntime = Pick<
 >;
 
 export interface SlackServices {
-  signingSecret: string;
+  /** Set: Slack's HTTP requests are accepted (signed with it) at /slack/*. */
+  signingSecret: string | undefined;
+  /** Set: Slack's requests arrive over a Socket Mode connection instead (or as well). */
+  appToken: string | undefined;
   deps: SlackDeps;
   commands: SlackCommandHandler;
   interactions: SlackInteractionHandler;
@@ -27,10 +30,13 @@ export interface SlackServices {
   createNotifier(options?: SlackNotifierOptions): SlackNotifier;
 }
 
-/** The Slack side of a process, or undefined when SLACK_SIGNING_SECRET is unset (Slack is off). */
+/**
+ * The Slack side of a process, or undefined when neither SLACK_SIGNING_SECRET (HTTP) nor
+ * SLACK_APP_TOKEN (Socket Mode) is set (Slack is off).
+ */
 export function createSlackServices(rt: SlackRuntime): SlackServices | undefined {
   const { slack } = rt.config;
-  if (!slack.signingSecret) return undefined;
+  if (!slack.signingSecret && !slack.appToken) return undefined;
   const slackKeys = new SlackKeys(rt.config.redisPrefix);
   const deps: SlackDeps = {
     store: rt.store,
@@ -52,6 +58,7 @@ export function createSlackServices(rt: SlackRuntime): SlackServices | undefined
   };
   return {
     signingSecret: slack.signingSecret,
+    appToken: slack.appToken,
     deps,
     commands: new SlackCommandHandler(deps),
     interactions: new SlackInteractionHandler(deps),

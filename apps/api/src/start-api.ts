@@ -2,11 +2,21 @@ import { createServer, type Server } from 'node:http';
 import { listenOrExplain } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { createApp } from './create-app.ts';
+import { createSlackServices } from './slack-services.ts';
+import { type SlackSocketMode, startSlackSocketMode } from './slack-socket-mode.ts';
 
 export interface RunningApi {
   server: Server;
   url: string;
+  /** Present with SLACK_APP_TOKEN: Slack's requests over a Socket Mode connection. */
+  socketMode: SlackSocketMode | undefined;
   close(): Promise<void>;
+}
+
+function socketModeFor(runtime: Runtime): SlackSocketMode | undefined {
+  const slack = createSlackServices(runtime);
+  if (!slack?.appToken) return undefined;
+  return startSlackSocketMode(slack, slack.appToken, runtime.config.slack.apiUrl);
 }
 
 export async function startApi(runtime: Runtime): Promise<RunningApi> {
@@ -16,13 +26,17 @@ export async function startApi(runtime: Runtime): Promise<RunningApi> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   const host = runtime.config.host === '0.0.0.0' ? '127.0.0.1' : runtime.config.host;
+  const socketMode = socketModeFor(runtime);
   return {
     server,
     url: `http://${host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    socketMode,
+    close: async () => {
+      await socketMode?.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

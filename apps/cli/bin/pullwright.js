@@ -1,9 +1,18 @@
 #!/usr/bin/env node
 // Runs the compiled CLI (apps/cli/dist, built by `npm run build`; `npm ci` runs it as `prepare`).
-// `scan` has its own self-contained bundle: it needs none of the server's dependencies.
+// `scan` has its own self-contained bundle: it needs none of the server's dependencies; and
+// help is answered from the usage texts alone, before the server's modules load.
 import { existsSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
+const helpEntry = new URL('../dist/help.js', import.meta.url);
+if (argv[0] !== 'scan' && existsSync(helpEntry)) {
+  const help = (await import(helpEntry.href)).helpFor(argv);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    process.exit(0);
+  }
+}
 const entry = new URL(argv[0] === 'scan' ? '../dist/scan.js' : '../dist/main.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('pullwright: the CLI is not built; run `npm run build` (npm ci runs it as prepare)\n');

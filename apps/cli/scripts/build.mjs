@@ -4,6 +4,7 @@
 //   dist/scan.js   `pullwright scan`: self-contained (every dependency bundled), so it runs
 //                  from an installed package (`npx pullwright scan`) that has no node_modules
 //                  of its own beyond this one.
+//   dist/help.js   `pullwright [<command>] --help`: the usage texts alone, so help is instant.
 //   dist/main.js   every command (start, api, worker, demo, scan…): @pullwright/* packages
 //                  bundled, third-party packages left to node_modules (native add-ons and
 //                  optional requires in ioredis, dockerode, pino do not bundle cleanly).
@@ -63,6 +64,7 @@ const common = {
 
 await Promise.all([
   build({ ...common, entryPoints: { scan: path.join(cliDir, 'src/scan-entry.ts') }, plugins: [sourceUrls] }),
+  build({ ...common, entryPoints: { help: path.join(cliDir, 'src/help.ts') } }),
   build({
     ...common,
     entryPoints: { main: path.join(cliDir, 'src/main.ts') },

@@ -17,54 +17,11 @@ import { auditTrail } from '@pullwright/queue';
 import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
 import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
+import { helpFor, USAGE } from './help.ts';
 import { initSecrets } from './init-secrets.ts';
+import { repoCommand } from './repo-command.ts';
+import { startTracing } from './start-tracing.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
-
-const USAGE = `usage: pullwright <command>
-
-  start     API + worker + dashboard on embedded defaults (private redis-server, local forge, replay demo)
-  api       the API alone (needs REDIS_URL or REDIS_CLUSTER_NODES, API_TOKEN, VERIFICATION_KEY)
-  worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
-  demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
-  export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
-  init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
-  scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
-
-pullwright <command> --help describes one command.`;
-
-/** `pullwright <command> --help`: printed to stdout; the command does not run. */
-const COMMAND_HELP: Record<string, string> = {
-  start: `usage: pullwright start
-
-Runs the API, a code worker and the dashboard in one process on embedded defaults: a
-private redis-server when REDIS_URL is unset, the local forge when no GitHub App is
-configured, and the replay model with a demo operation when no model key is set. Stop
-with Ctrl-C. Configuration: the environment variables in README.md.`,
-  api: `usage: pullwright api
-
-Runs the API alone (REST, Slack, GitHub webhooks, SSE, dashboard). Needs REDIS_URL (or
-REDIS_CLUSTER_NODES), API_TOKEN and VERIFICATION_KEY; it runs no repository code and needs
-no sandbox or model key. Scale it out behind a load balancer.`,
-  worker: `usage: pullwright worker
-
-Runs a code worker alone: takes operations from the queue on REDIS_URL (or
-REDIS_CLUSTER_NODES) and runs them; needs VERIFICATION_KEY and a sandbox (SANDBOX), and
-serves /healthz, /readyz and /metrics on WORKER_PORT. Start more processes (or containers)
-on the same Redis to scale out.`,
-  demo: `usage: pullwright demo
-
-Runs the start flow headless: a private redis-server and local forge in a temporary
-DATA_DIR, the sample /debug operation with the replay model, approval, merge, and the
-operation's timeline on stdout. Exit 0 when the operation merged.`,
-  export: `usage: pullwright export <operation-id>
-
-Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
-as GET /v1/operations/<id>/audit). Needs REDIS_URL or REDIS_CLUSTER_NODES.`,
-  'init-secrets': `usage: pullwright init-secrets <dir>
-
-Creates the files docker compose reads its secrets from in <dir>: the API token, the
-verification key and the Redis password. Files that exist are kept.`,
-};
 
 /**
  * Configuration checked for `role`, then the runtime; `runtimeRole: 'api'` builds no model
@@ -74,11 +31,13 @@ async function boot(
   env: NodeJS.ProcessEnv,
   role: ProcessRole = 'all',
   runtimeRole: ProcessRole = role,
-): Promise<{ config: Config; logger: Logger; runtime: Runtime }> {
+): Promise<{ config: Config; logger: Logger; runtime: Runtime; stopTracing: () => Promise<void> }> {
   const config = loadConfig(env, role);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
-  return { config, logger, runtime: await createRuntime(config, logger, redactor, { role: runtimeRole }) };
+  const stopTracing = startTracing(config, role, logger);
+  const runtime = await createRuntime(config, logger, redactor, { role: runtimeRole });
+  return { config, logger, runtime, stopTracing };
 }
 
 /** Posts progress of Slack-started operations; runs beside the API that takes the Slack requests. */
@@ -111,7 +70,7 @@ async function start(): Promise<number> {
 }
 
 async function startAll(embedded: EmbeddedEnv): Promise<number> {
-  const { runtime, logger } = await boot(embedded.env);
+  const { runtime, logger, stopTracing } = await boot(embedded.env);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
   const slack = startSlackNotifier(runtime);
@@ -121,6 +80,7 @@ async function startAll(embedded: EmbeddedEnv): Promise<number> {
     await api.close();
     await runtime.close();
     await embedded.redis?.stop();
+    await stopTracing();
   });
   if (runtime.config.llm.provider === 'replay' && runtime.localForge) {
     const op = await seedDemo(runtime);
@@ -135,13 +95,14 @@ async function startAll(embedded: EmbeddedEnv): Promise<number> {
 
 async function apiOnly(): Promise<number> {
   // The API runs no repository code: it starts without a sandbox on hosts that have none.
-  const { runtime, logger } = await boot(process.env, 'api');
+  const { runtime, logger, stopTracing } = await boot(process.env, 'api');
   const api = await startApi(runtime);
   const slack = startSlackNotifier(runtime);
   onShutdown(async () => {
     await slack?.close();
     await api.close();
     await runtime.close();
+    await stopTracing();
   });
   logger.info({ url: api.url }, 'api listening');
   return new Promise<number>(() => undefined);
@@ -149,7 +110,7 @@ async function apiOnly(): Promise<number> {
 
 async function workerOnly(): Promise<number> {
   const { env, replayDemo } = withReplayDefault(process.env);
-  const { runtime, logger } = await boot(env, 'worker');
+  const { runtime, logger, stopTracing } = await boot(env, 'worker');
   if (replayDemo) logger.warn('no model key and no LLM_PROVIDER: replaying the bundled demo transcript');
   const worker = await startWorker(runtime);
   const health = await startWorkerHealthServer(runtime, worker);
@@ -157,6 +118,7 @@ async function workerOnly(): Promise<number> {
     await worker.close();
     await health.close();
     await runtime.close();
+    await stopTracing();
   });
   logger.info({ concurrency: runtime.config.workerConcurrency, health: health.url }, 'worker started');
   return new Promise<number>(() => undefined);
@@ -221,14 +183,9 @@ async function demo(): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   const command = argv[0];
-  const help = (a: string) => a === '-h' || a === '--help';
-  if (command === undefined || command === 'help' || help(command)) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const commandHelp = COMMAND_HELP[command];
-  if (commandHelp !== undefined && argv.slice(1).some(help)) {
-    process.stdout.write(`${commandHelp}\n`);
+  const help = helpFor(argv);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
     return 0;
   }
   try {
@@ -243,6 +200,8 @@ export async function main(argv: string[]): Promise<number> {
         return await demo();
       case 'export':
         return await exportOperation(argv.slice(1));
+      case 'repo':
+        return await repoCommand(argv.slice(1), { env: process.env, stdout: process.stdout, stderr: process.stderr });
       case 'init-secrets': {
         const dir = argv[1];
         if (!dir) {

@@ -16,6 +16,7 @@ import {
   type JobData,
   type JobName,
   MetricsStore,
+  queueTelemetry,
   type RedisClient,
 } from '@pullwright/queue';
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
@@ -80,6 +81,7 @@ export function codeWorkerOptions(config: Config, connection: RedisClient): Work
   return {
     connection,
     prefix: bullPrefix(config.redisPrefix),
+    telemetry: queueTelemetry(),
     concurrency: config.workerConcurrency,
     autorun: true,
     name: `${os.hostname()}:${process.pid}`,

@@ -1,3 +1,4 @@
+import { inSpan } from '@pullwright/core';
 import type { BudgetTracker } from './budget-tracker.ts';
 import type {
   ContentBlock,
@@ -122,13 +123,25 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       await options.transcript?.append('inbox', { role, turn, messages: notes });
     }
 
-    const response = await provider.complete({
-      system: options.system,
-      messages,
-      tools: tools.map((t) => t.spec),
-      maxTokens: options.maxTokensPerTurn ?? 16_384,
-      ...(context.signal ? { signal: context.signal } : {}),
-    });
+    const response = await inSpan(
+      'model.complete',
+      { 'pullwright.role': role, 'pullwright.turn': turn },
+      async (span) => {
+        const answer = await provider.complete({
+          system: options.system,
+          messages,
+          tools: tools.map((t) => t.spec),
+          maxTokens: options.maxTokensPerTurn ?? 16_384,
+          ...(context.signal ? { signal: context.signal } : {}),
+        });
+        span.setAttributes({
+          'gen_ai.response.model': answer.model,
+          'gen_ai.usage.input_tokens': answer.usage.inputTokens,
+          'gen_ai.usage.output_tokens': answer.usage.outputTokens,
+        });
+        return answer;
+      },
+    );
     usage = addUsage(usage, response.usage);
     const cost = budget.record(response.model, response.usage);
     await options.onUsage?.(response.usage, cost, response.model);

@@ -27,6 +27,31 @@ describe('loadConfig', () => {
     expect(loadConfig({ GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: 'pem' }).forge).toBe('github');
   });
 
+  it('GitHub sign-in needs both OAuth values and IDENTITIES (else every GitHub account would be an admin)', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).context.issues.map((i) => `${i.variable}: ${i.reason}`);
+      }
+    };
+    expect(problems({ GITHUB_CLIENT_ID: 'Iv1.x', GITHUB_CLIENT_SECRET: 'secret' })).toEqual([
+      'IDENTITIES: required with GITHUB_CLIENT_ID: it gives GitHub logins their roles',
+    ]);
+    expect(problems({ GITHUB_CLIENT_ID: 'Iv1.x', IDENTITIES: '[]' })).toEqual([
+      'GITHUB_CLIENT_SECRET: GitHub sign-in needs both the client id and secret',
+    ]);
+    expect(problems({ SLACK_APP_TOKEN: 'xoxb-1' })).toEqual(['SLACK_APP_TOKEN: must be an app-level token (xapp-…)']);
+    const ok = loadConfig({
+      GITHUB_CLIENT_ID: 'Iv1.x',
+      GITHUB_CLIENT_SECRET: 'oauth-secret-value',
+      IDENTITIES: '[]',
+      SLACK_APP_TOKEN: 'xapp-1-A1-123-abcdef',
+    });
+    expect(configSecrets(ok)).toEqual(expect.arrayContaining(['oauth-secret-value', 'xapp-1-A1-123-abcdef']));
+  });
+
   it('reports every bad variable at once, with the reason', () => {
     try {
       loadConfig({

@@ -103,6 +103,13 @@ export const EnvSchema = z
     /** PEM text or a path to the PEM file. */
     GITHUB_APP_PRIVATE_KEY: optionalText,
     GITHUB_WEBHOOK_SECRET: optionalText,
+    /**
+     * Dashboard sign-in with GitHub: the GitHub App's OAuth client id and secret (the App's
+     * settings page; the callback URL is <PUBLIC_URL>/v1/session/github/callback). Unset: no
+     * GitHub sign-in, tokens only. Needs IDENTITIES: the roles a login gets.
+     */
+    GITHUB_CLIENT_ID: optionalText,
+    GITHUB_CLIENT_SECRET: optionalText,
     /** Open pull requests as drafts (true) or ready for review (false, the default). */
     GITHUB_PR_DRAFT: z
       .enum(['true', 'false', '1', '0'])
@@ -110,6 +117,11 @@ export const EnvSchema = z
       .transform((v) => v === 'true' || v === '1'),
     SLACK_SIGNING_SECRET: optionalText,
     SLACK_BOT_TOKEN: optionalText,
+    /**
+     * An app-level token (`xapp-…`, scope connections:write): Slack's requests arrive over a
+     * Socket Mode WebSocket the API opens, so no public URL is needed. Unset: HTTP endpoints.
+     */
+    SLACK_APP_TOKEN: optionalText,
     SLACK_API_URL: optionalUrl,
     /** Channel → repository for Slack commands that name none: `C123=acme/api,C456=acme/web`. Empty by default. */
     SLACK_CHANNEL_REPOS: z
@@ -158,6 +170,11 @@ export const EnvSchema = z
     IDENTITIES: optionalText,
     /** HMAC key for deploy webhooks (`X-Pullwright-Signature-256`); required when a webhook deploy runs. */
     DEPLOY_WEBHOOK_SECRET: optionalText,
+    /**
+     * OTLP/HTTP endpoint for traces (`http://collector:4318`; /v1/traces is added). Unset: no
+     * traces are exported (spans cost nothing without a provider).
+     */
+    OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Operations one worker process runs at once. Each holds a worktree and a sandbox. */
     WORKER_CONCURRENCY: positiveInt(2),
@@ -236,6 +253,21 @@ export const EnvSchema = z
       for (const key of ['GITHUB_APP_ID', 'GITHUB_APP_PRIVATE_KEY'] as const) {
         if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when FORGE=github' });
       }
+    }
+    if (Boolean(env.GITHUB_CLIENT_ID) !== Boolean(env.GITHUB_CLIENT_SECRET)) {
+      const missing = env.GITHUB_CLIENT_ID ? 'GITHUB_CLIENT_SECRET' : 'GITHUB_CLIENT_ID';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'GitHub sign-in needs both the client id and secret' });
+    }
+    if (env.GITHUB_CLIENT_ID && !env.IDENTITIES) {
+      // Without a directory every caller is an admin: any GitHub account could approve.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['IDENTITIES'],
+        message: 'required with GITHUB_CLIENT_ID: it gives GitHub logins their roles',
+      });
+    }
+    if (env.SLACK_APP_TOKEN && !env.SLACK_APP_TOKEN.startsWith('xapp-')) {
+      ctx.addIssue({ code: 'custom', path: ['SLACK_APP_TOKEN'], message: 'must be an app-level token (xapp-…)' });
     }
     for (const message of dashboardUserProblems(env.DASHBOARD_USERS)) {
       ctx.addIssue({ code: 'custom', path: ['DASHBOARD_USERS'], message });
@@ -353,10 +385,15 @@ export interface Config {
     privateKey: string | undefined;
     webhookSecret: string | undefined;
     draftPullRequests: boolean;
+    /** OAuth client of the GitHub App, for dashboard sign-in; both set or neither. */
+    clientId: string | undefined;
+    clientSecret: string | undefined;
   };
   slack: {
     signingSecret: string | undefined;
     botToken: string | undefined;
+    /** Socket Mode when set. */
+    appToken: string | undefined;
     apiUrl: string | undefined;
     channelRepos: Record<string, string>;
     approvers: string[];
@@ -396,6 +433,8 @@ export interface Config {
     maxStalledCount: number;
   };
   metricsToken: string | undefined;
+  /** Traces are exported here when set. */
+  otlpEndpoint: string | undefined;
 }
 
 export class ConfigError extends PullwrightError<{ issues: { variable: string; reason: string }[] }> {
@@ -420,6 +459,8 @@ const FILE_VARIABLES = [
   'GITHUB_WEBHOOK_SECRET',
   'SLACK_SIGNING_SECRET',
   'SLACK_BOT_TOKEN',
+  'SLACK_APP_TOKEN',
+  'GITHUB_CLIENT_SECRET',
   'DEPLOY_WEBHOOK_SECRET',
 ] as const;
 
@@ -511,10 +552,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: Proces
       privateKey: env.GITHUB_APP_PRIVATE_KEY,
       webhookSecret: env.GITHUB_WEBHOOK_SECRET,
       draftPullRequests: env.GITHUB_PR_DRAFT,
+      clientId: env.GITHUB_CLIENT_ID,
+      clientSecret: env.GITHUB_CLIENT_SECRET,
     },
     slack: {
       signingSecret: env.SLACK_SIGNING_SECRET,
       botToken: env.SLACK_BOT_TOKEN,
+      appToken: env.SLACK_APP_TOKEN,
       apiUrl: env.SLACK_API_URL,
       channelRepos: env.SLACK_CHANNEL_REPOS,
       approvers: env.SLACK_APPROVERS,
@@ -559,6 +603,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: Proces
       maxStalledCount: env.JOB_MAX_STALLED,
     },
     metricsToken: env.METRICS_TOKEN,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }
 
@@ -574,6 +619,8 @@ export function configSecrets(config: Config): string[] {
     config.github.webhookSecret,
     config.slack.signingSecret,
     config.slack.botToken,
+    config.slack.appToken,
+    config.github.clientSecret,
     ...config.dashboard.users.map((u) => u.token),
     config.deployWebhookSecret,
     config.redisPassword,

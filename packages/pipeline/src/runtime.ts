@@ -7,7 +7,7 @@ import {
   ReplayProvider,
 } from '@pullwright/agent';
 import { type Config, configSecrets, type Logger, type ProcessRole, PullwrightError } from '@pullwright/core';
-import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey } from '@pullwright/forge';
+import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey, tracedForge } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import {
@@ -161,7 +161,8 @@ export async function createRuntime(
   const localForge = githubForge
     ? undefined
     : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl });
-  const forge: Forge = githubForge ?? localForge!;
+  // Every forge call an operation makes gets a trace span (no-op without OTEL_EXPORTER_OTLP_ENDPOINT).
+  const forge: Forge = tracedForge(githubForge ?? localForge!);
   const approvalPolicy = new ApprovalPolicy(
     { store, events, queue, forge, logger, budget: config.budget },
     service,

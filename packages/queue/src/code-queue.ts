@@ -1,5 +1,6 @@
 import { ValidationError } from '@pullwright/core';
-import { Queue } from 'bullmq';
+import { Queue, type Telemetry } from 'bullmq';
+import { BullMQOtel } from 'bullmq-otel';
 import { CODE_OPERATIONS_QUEUE, JOB_CATALOG, type JobName, type JobPayload } from './job-schemas.ts';
 import type { RedisClient } from './redis-client.ts';
 
@@ -12,6 +13,15 @@ export function bullPrefix(prefix: string): string {
 }
 
 /**
+ * BullMQ's OpenTelemetry bridge: a span for each enqueue and each job run, and the trace
+ * context carried in the job from the API to the worker, so one operation is one trace.
+ * Costs nothing while no tracer provider is registered (OTEL_EXPORTER_OTLP_ENDPOINT unset).
+ */
+export function queueTelemetry(): Telemetry {
+  return new BullMQOtel('pullwright');
+}
+
+/**
  * Enqueues code operation jobs, each as the job catalog says (schema, id, options): the id
  * is derived from the payload, so enqueuing the same thing twice is a no-op in BullMQ.
  */
@@ -19,7 +29,11 @@ export class CodeQueue {
   readonly queue: Queue;
 
   constructor(connection: RedisClient, prefix: string) {
-    this.queue = new Queue(CODE_OPERATIONS_QUEUE, { connection, prefix: bullPrefix(prefix) });
+    this.queue = new Queue(CODE_OPERATIONS_QUEUE, {
+      connection,
+      prefix: bullPrefix(prefix),
+      telemetry: queueTelemetry(),
+    });
   }
 
   /** Validates and enqueues; returns the job id. */

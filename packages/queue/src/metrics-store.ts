@@ -37,9 +37,18 @@ export interface StepHistogram {
   count: number;
 }
 
+/** How many operations of a type ended in a status, for a reason (see `outcomeReason`). */
+export interface OutcomeCount {
+  type: string;
+  status: string;
+  reason: string;
+  count: number;
+}
+
 export interface MetricsTotals {
   steps: Map<string, StepHistogram>;
   usage: MeteredUsage;
+  outcomes: OutcomeCount[];
 }
 
 const scriptsDefined = new WeakSet<RedisClient>();
@@ -94,7 +103,15 @@ export class MetricsStore {
   }
 
   async read(): Promise<MetricsTotals> {
-    const [steps, usage] = await Promise.all([this.redis.hgetall(this.stepsKey), this.redis.hgetall(this.usageKey)]);
+    const [steps, usage, ended] = await Promise.all([
+      this.redis.hgetall(this.stepsKey),
+      this.redis.hgetall(this.usageKey),
+      this.redis.hgetall(this.keys.outcomes()),
+    ]);
+    const outcomes = Object.entries(ended).flatMap(([field, count]) => {
+      const [type, status, reason] = field.split('\t');
+      return type && status && reason ? [{ type, status, reason, count: Number(count) }] : [];
+    });
     const histograms = new Map<string, StepHistogram>();
     const histogram = (step: string) => {
       let h = histograms.get(step);
@@ -116,6 +133,6 @@ export class MetricsStore {
       for (let i = 1; i < h.cumulative.length; i++) h.cumulative[i]! += h.cumulative[i - 1]!;
     }
     const totals = Object.fromEntries(METERED_USAGE.map((f) => [f, Number(usage[f] ?? 0)])) as MeteredUsage;
-    return { steps: histograms, usage: totals };
+    return { steps: histograms, usage: totals, outcomes };
   }
 }

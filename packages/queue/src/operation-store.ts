@@ -11,6 +11,7 @@ import {
   type OperationStatus,
   type OperationType,
   type Origin,
+  outcomeReason,
   PullwrightError,
   type Requester,
   type TransitionPatch,
@@ -217,6 +218,7 @@ export class OperationStore {
       if (result === -1) throw new NotFoundError('operation', id);
       if (result !== 0) {
         await this.#appendFeed(id, next.updatedAt, event.type, next.status);
+        if (next.status !== current.status && FINAL_STATUSES.has(next.status)) await this.#countOutcome(next);
         return next;
       }
       // Jittered backoff so colliding writers spread out instead of colliding again.
@@ -234,6 +236,18 @@ export class OperationStore {
    */
   async #appendFeed(id: string, ts: string, type: string, status: OperationStatus): Promise<void> {
     await this.redis.xadd(...feedEntryArgs(this.keys, { opId: id, ts, type, status }));
+  }
+
+  /**
+   * One more operation of this type ended this way (`/metrics`). Beside the script, like the
+   * feed: a crash in between loses one count rather than the transition.
+   */
+  async #countOutcome(op: Operation): Promise<void> {
+    await this.redis.hincrby(
+      this.keys.outcomes(),
+      `${op.type}\t${op.status}\t${outcomeReason(op.status, op.error)}`,
+      1,
+    );
   }
 
   /** The one way a status changes: validated by the state machine, recorded as a `status` event. */

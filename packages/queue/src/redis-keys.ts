@@ -43,6 +43,11 @@ export class RedisKeys {
     return `${this.prefix}:feed`;
   }
 
+  /** Hash `type\tstatus\treason` → count: how operations ended, for /metrics. */
+  outcomes(): string {
+    return `${this.prefix}:metrics:outcomes`;
+  }
+
   idempotency(key: string): string {
     return `${this.prefix}:idem:${key}`;
   }

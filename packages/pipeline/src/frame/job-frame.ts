@@ -1,4 +1,11 @@
-import { type Checkpoint, isPullwrightError, isTransientError, type Logger, type Operation } from '@pullwright/core';
+import {
+  type Checkpoint,
+  inSpan,
+  isPullwrightError,
+  isTransientError,
+  type Logger,
+  type Operation,
+} from '@pullwright/core';
 import { syncIssueTracking } from '../issue-tracking.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { StopOperation } from './stop-operation.ts';
@@ -63,8 +70,20 @@ function asStop(err: unknown): StopOperation {
  * between them, a started/finished event and duration for each, and its checkpoint), one
  * place that ends the operation with a status and a reason, and release whatever happened.
  * A transient error (Redis away) is rethrown: the job runs again from its checkpoints.
+ * Operators get one log line when the job starts, one per step and one when it ends, and a
+ * trace span for the job with one child per step.
  */
-export async function runJob<C extends FrameContext>(
+export function runJob<C extends FrameContext>(
+  def: JobDefinition<C>,
+  opId: string,
+  deps: PipelineDeps,
+): Promise<Operation> {
+  return inSpan(`job ${def.kind}`, { 'pullwright.operation.id': opId, 'pullwright.job': def.kind }, () =>
+    framedJob(def, opId, deps),
+  );
+}
+
+async function framedJob<C extends FrameContext>(
   def: JobDefinition<C>,
   opId: string,
   deps: PipelineDeps,
@@ -77,6 +96,7 @@ export async function runJob<C extends FrameContext>(
   }
   const log = deps.logger.child({ opId, job: def.kind });
   const ctx = def.context(deps, claimed, log);
+  log.info({ status: claimed.status, repo: claimed.repo, type: claimed.type }, 'job started');
   let finished = false;
   try {
     for (const step of def.steps) {
@@ -84,7 +104,7 @@ export async function runJob<C extends FrameContext>(
       if (stop) throw stop;
       const started = Date.now();
       await deps.events.append(opId, 'step', { step: step.name, state: 'started', job: def.kind });
-      const data = await step.run(ctx);
+      const data = await inSpan(`step ${step.name}`, { 'pullwright.step': step.name }, () => step.run(ctx));
       if (step.checkpoint && !ctx.op.checkpoints.includes(step.checkpoint)) {
         ctx.op = await deps.store.patch(
           opId,
@@ -99,11 +119,13 @@ export async function runJob<C extends FrameContext>(
         durationMs: Date.now() - started,
         ...data,
       });
+      log.info({ step: step.name, durationMs: Date.now() - started }, 'step finished');
       // An operation that came from an issue keeps the issue's comment current, step by step.
       await syncIssueTracking(deps, ctx.op, `${def.kind}: ${step.name} done`);
     }
     finished = true;
     const done = await deps.store.get(opId);
+    log.info({ status: done.status }, 'job finished');
     await syncIssueTracking(deps, done);
     return done;
   } catch (err) {

@@ -1,0 +1,74 @@
+/**
+ * Every command's usage text, and `helpFor`, which decides whether a command line asks for
+ * it. Built on its own (dist/help.js, no dependencies): `pullwright <command> --help`
+ * prints without loading the server, and starts nothing.
+ */
+
+export const REPO_HELP = `usage: pullwright repo add <path-or-git-url> [--name owner/name]
+       pullwright repo list
+
+add   imports an existing repository into the local forge: every branch and tag of a
+      working copy, a bare repository or a git URL (file://, https://, ssh://, git@host:…),
+      as <FORGE_DIR>/<owner>/<name>.git (FORGE_DIR defaults to <DATA_DIR>/forge, DATA_DIR
+      to .pullwright). Only commits are imported: commit what you want the agent to see.
+      The name defaults to the URL's last two segments, or local/<directory> for a path.
+      A running \`pullwright start\` on the same DATA_DIR sees it at once.
+list  the repositories in the local forge and their default branches.`;
+
+export const USAGE = `usage: pullwright <command>
+
+  start     API + worker + dashboard on embedded defaults (private redis-server, local forge, replay demo)
+  api       the API alone (needs REDIS_URL or REDIS_CLUSTER_NODES, API_TOKEN, VERIFICATION_KEY)
+  worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
+  demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
+  export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
+  repo      repo add <path-or-git-url> [--name owner/name]: import your repository into the local forge; repo list
+  init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
+  scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
+
+pullwright <command> --help describes one command.`;
+
+/** `pullwright <command> --help`: printed to stdout; the command does not run. */
+const COMMAND_HELP: Record<string, string> = {
+  start: `usage: pullwright start
+
+Runs the API, a code worker and the dashboard in one process on embedded defaults: a
+private redis-server when REDIS_URL is unset, the local forge when no GitHub App is
+configured, and the replay model with a demo operation when no model key is set. Stop
+with Ctrl-C. Configuration: the environment variables in README.md.`,
+  api: `usage: pullwright api
+
+Runs the API alone (REST, Slack, GitHub webhooks, SSE, dashboard). Needs REDIS_URL (or
+REDIS_CLUSTER_NODES), API_TOKEN and VERIFICATION_KEY; it runs no repository code and needs
+no sandbox or model key. Scale it out behind a load balancer.`,
+  worker: `usage: pullwright worker
+
+Runs a code worker alone: takes operations from the queue on REDIS_URL (or
+REDIS_CLUSTER_NODES) and runs them; needs VERIFICATION_KEY and a sandbox (SANDBOX), and
+serves /healthz, /readyz and /metrics on WORKER_PORT. Start more processes (or containers)
+on the same Redis to scale out.`,
+  demo: `usage: pullwright demo
+
+Runs the start flow headless: a private redis-server and local forge in a temporary
+DATA_DIR, the sample /debug operation with the replay model, approval, merge, and the
+operation's timeline on stdout. Exit 0 when the operation merged.`,
+  export: `usage: pullwright export <operation-id>
+
+Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
+as GET /v1/operations/<id>/audit). Needs REDIS_URL or REDIS_CLUSTER_NODES.`,
+  repo: REPO_HELP,
+  'init-secrets': `usage: pullwright init-secrets <dir>
+
+Creates the files docker compose reads its secrets from in <dir>: the API token, the
+verification key and the Redis password. Files that exist are kept.`,
+};
+
+const isHelpFlag = (a: string) => a === '-h' || a === '--help';
+
+/** The text to print on stdout when `argv` asks for help, else undefined (`scan` answers its own). */
+export function helpFor(argv: readonly string[]): string | undefined {
+  const command = argv[0];
+  if (command === undefined || command === 'help' || isHelpFlag(command)) return USAGE;
+  const text = COMMAND_HELP[command];
+  return text !== undefined && argv.slice(1).some(isHelpFlag) ? text : undefined;
+}
