@@ -14,6 +14,7 @@ import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
+import { interdiffRouter } from './interdiff-router.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
 import { operationsRouter } from './operations-router.ts';
@@ -45,6 +46,7 @@ export type ApiDeps = Pick<
   | 'redactor'
   | 'artifacts'
   | 'locks'
+  | 'workspace'
 >;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
@@ -99,6 +101,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.use('/v1/operations', auth, deployRouter(deps));
   app.use('/v1/operations', auth, planRouter(deps));
+  app.use('/v1/operations', auth, interdiffRouter(deps));
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {

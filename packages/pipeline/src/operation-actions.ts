@@ -85,6 +85,38 @@ export class OperationActions {
   }
 
   /**
+   * A change request in words (a Slack thread reply or modal, the dashboard box, REST
+   * `/revise`): one ledger entry from `by`, then the same revise job as a GitHub review.
+   * `requestId` makes a redelivered request revise once; `ref` is its id where it was said
+   * (a Slack message ts without the dot), else the time. Refused before a PR exists: until
+   * then a message to the running operation steers it instead.
+   */
+  async requestChanges(
+    id: string,
+    by: Caller & { source: 'slack' | 'dashboard' | 'api' },
+    instruction: string,
+    requestId: string,
+    ref = Date.now(),
+  ): Promise<{ requestId: string; jobId: string }> {
+    const op = await this.store.get(id);
+    this.policy.authorize(by, 'revise', op);
+    if (!op.pullRequest || !['awaiting_approval', 'approved', 'running'].includes(op.status)) {
+      throw new PullwrightError(
+        'invalid_transition',
+        op.pullRequest
+          ? `changes can be requested while the pull request is open; ${id} is ${op.status}`
+          : `${id} has no pull request yet; send the model a message instead`,
+        { from: op.status, to: 'running' },
+      );
+    }
+    const jobId = await this.revise(id, by, {
+      requestId,
+      feedback: [{ id: ref, kind: by.source, user: by.user, body: instruction }],
+    });
+    return { requestId, jobId };
+  }
+
+  /**
    * A message to a running operation (Slack thread, dashboard, REST) steers the model: the
    * same `revise` permission as asking for a revision.
    */

@@ -209,6 +209,7 @@ export async function createRuntime(
     approvalPolicy,
     deployer,
     verificationKey: config.verificationKey,
+    publicUrl: config.publicUrl,
     locks,
     async close() {
       await githubForge?.close();

@@ -46,6 +46,8 @@ export interface NewOperation {
   context?: OperationContext;
   budget?: Budget;
   requester: Requester;
+  /** Wait for Start / Modify on the plan (true), or start at once (false); unset: the default rule. */
+  confirmPlan?: boolean;
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */
