@@ -2,8 +2,10 @@ import {
   answerWithin,
   BlockActionsPayload,
   EventsEnvelope,
+  REVISE_BLOCK,
   type SlackResponse,
   SlashCommandForm,
+  ViewSubmissionPayload,
   verifySlackSignature,
 } from '@pullwright/slack';
 import express, { type Request, type RequestHandler, Router } from 'express';
@@ -76,8 +78,28 @@ export function slackRouter(slack: SlackServices): Router {
   });
 
   router.post('/interactions', raw, verified, async (req, res) => {
-    const payload = BlockActionsPayload.safeParse(parseJson(form(req).payload));
-    // Other interaction types (shortcuts, modals) are acknowledged and ignored.
+    const body = parseJson(form(req).payload);
+    const view = ViewSubmissionPayload.safeParse(body);
+    if (view.success) {
+      // The answer is the modal's fate: closed, or an error under the text box (within 3 s).
+      const answer = await answerWithin(
+        slack.interactions.handleView(view.data).catch((err: unknown) => {
+          failed('view submission')(err);
+          return {
+            response_action: 'errors' as const,
+            errors: { [REVISE_BLOCK]: 'Pullwright could not take this; try again.' },
+          };
+        }),
+        DEADLINE_MS,
+        {},
+        async () => undefined,
+        failed('view submission'),
+      );
+      res.json(client.scrub(answer));
+      return;
+    }
+    const payload = BlockActionsPayload.safeParse(body);
+    // Other interaction types (shortcuts, other modals) are acknowledged and ignored.
     if (payload.success) {
       await answerWithin(
         slack.interactions.handle(payload.data).catch((err: unknown) => {
