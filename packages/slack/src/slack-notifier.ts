@@ -147,7 +147,12 @@ export class SlackNotifier {
         const entries = read?.[0]?.[1] ?? [];
         for (const [id, fields] of entries) {
           const opId = fieldValue(fields, 'opId');
-          if (opId && (await this.#deps.sessions.isActive(opId))) void this.sync(opId);
+          // A deploy of a merged operation reports in the thread the merge had closed.
+          const follow =
+            opId &&
+            ((await this.#deps.sessions.isActive(opId)) ||
+              (fieldValue(fields, 'type') === 'deploy' && (await this.#deps.sessions.resume(opId))));
+          if (opId && follow) void this.sync(opId);
           cursor = id;
         }
         if (entries.length > 0) await this.#deps.sessions.setFeedCursor(cursor);
@@ -207,7 +212,7 @@ export class SlackNotifier {
       }
     }
     await this.#enforceBudget(view, op);
-    if (FINAL_STATUSES.has(op.status)) {
+    if (FINAL_STATUSES.has(op.status) && op.deploy?.status !== 'running') {
       await sessions.finish(opId, view.channel, view.rootTs);
       this.#rendered.delete(opId);
     }
