@@ -34,6 +34,35 @@ function clip(text, max = 160) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** The reviewer role answers in JSON; the timeline says what it decided, not the raw text. */
+function reviewerVerdict(d) {
+  if (d.role !== 'reviewer' || typeof d.text !== 'string' || !d.text.trim().startsWith('{')) return undefined;
+  try {
+    const v = JSON.parse(d.text);
+    if (v.decision === 'accept') return 'accepted the change';
+    const why = v.must_fix?.[0] ?? v.reasons?.[0];
+    return `asked for changes${why ? `: ${clip(String(why), 120)}` : ''}`;
+  } catch {
+    return 'answered (not valid JSON)';
+  }
+}
+
+const DEPLOY_STEPS = {
+  started: (d) => ({ text: `Deploy to ${d.target ?? 'the target'} started by ${d.by ?? 'someone'}`, tone: 'status' }),
+  triggered: () => ({ text: 'Deploy taken by the target', tone: 'info' }),
+  status: (d) => ({ text: `Deploy status: ${d.state}`, tone: 'info' }),
+  succeeded: () => ({ text: 'Deployed', tone: 'good' }),
+  failed: (d) => ({ text: `Deploy failed${d.reason ? `: ${firstLine(d.reason)}` : ''}`, tone: 'bad' }),
+  rollback_started: () => ({ text: 'Rolling back the deploy', tone: 'bad' }),
+  rolled_back: () => ({ text: 'Deploy rolled back', tone: 'bad' }),
+  rollback_failed: (d) => ({ text: `Rollback failed${d.reason ? `: ${firstLine(d.reason)}` : ''}`, tone: 'bad' }),
+  finished: (d) => ({ text: `Deploy finished: ${d.status ?? 'done'}`, tone: d.status === 'failed' ? 'bad' : 'info' }),
+};
+
+function describeDeploy(d) {
+  return DEPLOY_STEPS[d.step]?.(d) ?? { text: `Deploy: ${d.step}`, tone: 'info' };
+}
+
 /** { text, tone, link? } for one event; tone colours the timeline dot. */
 export function describeEvent(e) {
   const d = e.data ?? {};
@@ -80,6 +109,8 @@ export function describeEvent(e) {
         return { text: `Repair round ${d.round}: ${(d.failing ?? []).join(', ')}`, tone: 'bad' };
       return { text: PHASE_LABELS[d.phase] ?? d.phase, tone: 'status' };
     case 'model': {
+      const verdict = reviewerVerdict(d);
+      if (verdict) return { text: `${roleOf(d)}turn ${d.turn}: ${verdict}`, tone: 'model' };
       const tools = Array.isArray(d.toolCalls) && d.toolCalls.length ? ` → ${d.toolCalls.join(', ')}` : '';
       return {
         text: `${roleOf(d)}turn ${d.turn}${d.text ? `: ${clip(firstLine(d.text))}` : ''}${tools}`,
@@ -128,11 +159,33 @@ export function describeEvent(e) {
     case 'base_merged':
       return { text: 'Base branch merged into the branch; checks re-run', tone: 'info' };
     case 'plan_confirmation':
+      if (d.state === 'started') return { text: `Plan started by ${d.by ?? 'someone'}`, tone: 'good' };
+      if (d.state === 'modified')
+        return { text: `Plan modified by ${d.by ?? 'someone'}: ${clip(firstLine(d.note))}`, tone: 'info' };
       return { text: 'Plan waiting for Start', tone: 'info' };
+    case 'revision':
+      if (d.state === 'requested')
+        return { text: `Changes requested: ${d.requests ?? 'some'} request(s) to address`, tone: 'status' };
+      if (d.state === 'pushed')
+        return d.changed === false
+          ? { text: 'Revision done: no change was needed', tone: 'info' }
+          : { text: `Revision pushed ${String(d.headSha ?? '').slice(0, 7)}`, tone: 'good' };
+      return { text: `Revision ${d.state ?? ''}`.trim(), tone: 'info' };
+    case 'approval_pending':
+      return {
+        text: `Approval recorded; still needed: ${(d.missing ?? []).join('; ') || 'more approvals'}`,
+        tone: 'info',
+      };
+    case 'slack_session':
+      return { text: 'Following in Slack', tone: 'quiet' };
+    case 'slack_thread':
+      return { text: 'Slack thread started', tone: 'quiet' };
+    case 'head_moved':
+      return { text: `Branch moved to ${String(d.headSha ?? '').slice(0, 7)} by ${d.by ?? 'someone'}`, tone: 'info' };
     case 'auto_approval':
       return { text: d.approved ? 'Auto-approved by policy' : 'Not auto-approved', tone: 'quiet' };
     case 'deploy':
-      return { text: `Deploy: ${d.step}`, tone: d.step === 'failed' ? 'bad' : 'info' };
+      return describeDeploy(d);
     case 'sandbox':
       return d.sandboxed
         ? { text: `Checks run in the ${d.runner} sandbox`, tone: 'quiet' }

@@ -1,5 +1,6 @@
 export * from './approval-policy.ts';
 export * from './baseline-checks.ts';
+export * from './demo-mode.ts';
 export * from './deploy-operation.ts';
 export * from './deploy-webhook.ts';
 export * from './frame/job-frame.ts';

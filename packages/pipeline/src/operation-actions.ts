@@ -2,6 +2,7 @@ import { type Operation, PullwrightError } from '@pullwright/core';
 import type { Action } from '@pullwright/policy';
 import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
+import { DEMO_REFUSAL } from './demo-mode.ts';
 import type { Deployer } from './deploy-operation.ts';
 
 /**
@@ -15,15 +16,24 @@ export class OperationActions {
     private readonly queue: CodeQueue,
     readonly policy: ApprovalPolicy,
     private readonly deployer?: Deployer,
+    /** Demo mode: no model is configured, so new requests are refused with the way out (DEMO_REFUSAL). */
+    private readonly demo = false,
   ) {}
 
   /** For entry points whose action is not one of the methods below (a revise comment, a thread message). */
   async authorize(id: string | undefined, by: Caller, action: Action): Promise<void> {
+    this.#refuseInDemo(action);
     this.policy.authorize(by, action, id ? await this.store.get(id) : undefined);
+  }
+
+  /** Demo mode refuses new requests (every surface asks `request` first), naming how to add a model. */
+  #refuseInDemo(action: Action): void {
+    if (this.demo && action === 'request') throw new PullwrightError('conflict', DEMO_REFUSAL, { demo: true });
   }
 
   /** A new request: the caller needs the role to request; enqueued once per idempotency key. */
   async create(input: NewOperation, idempotencyKey?: string): Promise<{ op: Operation; created: boolean }> {
+    this.#refuseInDemo('request');
     this.policy.authorize(input.requester, 'request');
     if (input.budget) this.policy.authorizeBudget(input.requester, input.budget);
     const result = idempotencyKey
