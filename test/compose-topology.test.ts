@@ -35,7 +35,8 @@ const TEST_ONLY = { JOB_LOCK_MS: '1500', JOB_STALLED_INTERVAL_MS: '500' };
  */
 const DOT_ENV: Record<string, string> = {
   LLM_PROVIDER: 'replay',
-  REPLAY_FILE: path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json'),
+  // The image's own copy of the bundled recording (a container path: /app is the repository).
+  REPLAY_FILE: '/app/apps/cli/demo/debug-slugify.replay.json',
 };
 
 async function freePort(): Promise<number> {

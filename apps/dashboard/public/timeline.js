@@ -36,7 +36,10 @@ function clip(text, max = 160) {
 
 /** The reviewer role answers in JSON; the timeline says what it decided, not the raw text. */
 function reviewerVerdict(d) {
-  if (d.role !== 'reviewer' || typeof d.text !== 'string' || !d.text.trim().startsWith('{')) return undefined;
+  if (typeof d.text !== 'string' || !d.text.trim().startsWith('{')) return undefined;
+  // A revision's closing turn: its answer per request, shown in the ledger.
+  if (/^\{\s*"replies"/.test(d.text.trim())) return 'answered the change requests (see the ledger)';
+  if (d.role !== 'reviewer') return undefined;
   try {
     const v = JSON.parse(d.text);
     if (v.decision === 'accept') return 'accepted the change';

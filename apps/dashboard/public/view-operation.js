@@ -45,6 +45,19 @@ const RECORD_EVENTS = new Set([
 const QUIET_EVENTS = new Set(['usage', 'checkpoint']);
 const RECONNECT_MS = 5000;
 
+/**
+ * The local forge's PR page is served by this API (it redirects people to the Changes tab):
+ * link it on this origin, since the recorded URL names the address the process bound to.
+ */
+function pullRequestHref(url) {
+  try {
+    const u = new URL(url, location.href);
+    return u.pathname.startsWith('/forge/') ? u.pathname : url;
+  } catch {
+    return url;
+  }
+}
+
 function card(title, id, ...children) {
   return h('section', { class: 'card', id }, h('h2', { class: 'card-title' }, title), children);
 }
@@ -400,7 +413,12 @@ export function operationView(root, id, session, params = new URLSearchParams())
       op.pullRequest
         ? h(
             'a',
-            { href: op.pullRequest.url, target: '_blank', rel: 'noopener noreferrer', class: 'pr-link' },
+            {
+              href: pullRequestHref(op.pullRequest.url),
+              target: '_blank',
+              rel: 'noopener noreferrer',
+              class: 'pr-link',
+            },
             `Pull request #${op.pullRequest.number}`,
           )
         : null,
@@ -844,6 +862,7 @@ export function operationView(root, id, session, params = new URLSearchParams())
     renderHeader();
     renderActions();
     renderSteering();
+    renderDiffBar();
     renderOverview();
     renderProgress();
     renderUsage();
