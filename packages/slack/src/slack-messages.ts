@@ -102,7 +102,7 @@ export class SlackMessages {
   constructor(private readonly dashboardUrl: string) {}
 
   dashboardLink(opId: string): string {
-    return `${this.dashboardUrl}/#op=${opId}`;
+    return `${this.dashboardUrl}/#/op/${opId}`;
   }
 
   /** Escapes and cuts `text` to `max` characters, ending with a link to the full text in the dashboard. */
