@@ -1,7 +1,7 @@
 import { DEMO_REFUSAL, DEMO_REPO, DEMO_REQUEST } from '@pullwright/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
-import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { startTestSystem, TEST_TOKEN, type TestSystem } from './support/test-runtime.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
 
 describe('demo mode (no model key): the demo runs, new requests are refused with the way out', () => {
@@ -25,6 +25,16 @@ describe('demo mode (no model key): the demo runs, new requests are refused with
     expect(error.message).toMatch(/ANTHROPIC_API_KEY/);
     expect(error.message).toMatch(/REPLAY_FILE=/);
     expect(await sys.runtime.store.list()).toEqual([]);
+  });
+
+  it('tells the dashboard it is in demo mode (the banner), with the same way out', async () => {
+    const res = await fetch(`${sys.api.url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_TOKEN }),
+    });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { demo: string | null }).demo).toBe(DEMO_REFUSAL);
   });
 
   it('still runs the seeded demo operation to its pull request', async () => {
