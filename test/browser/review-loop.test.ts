@@ -31,6 +31,7 @@ const EVENTS: [string, Record<string, unknown>][] = [
   ['phase', { phase: 'review' }],
   ['model', { role: 'reviewer', turn: 1, text: '{"decision":"accept","reasons":["small and tested"]}' }],
   ['model', { role: 'reviewer', turn: 2, text: '{"decision":"revise","must_fix":["handle tabs"]}' }],
+  ['model', { role: 'planner', turn: 3, text: '{"summary":"Split on whitespace","steps":[{"title":"fix"' }],
   ['tool', { name: 'read_file', summary: 'src/a.js' }],
   ['evidence', { reproduced: true, red: ['t'], green: ['t'] }],
   ['check', { name: 'test', passed: true }],
@@ -210,6 +211,7 @@ describe('dashboard: the review loop in a real browser', () => {
     const texts = rows.map(([, t]) => t).join('\n');
     expect(texts).toContain('Reviewer · turn 1: accepted the change');
     expect(texts).toContain('Reviewer · turn 2: asked for changes: handle tabs');
+    expect(texts).toContain('Planner · turn 3: proposed a plan: Split on whitespace');
     expect(texts).toContain('Revision pushed bbbbbbb');
     expect(texts).toContain('Deploy rolled back');
   });

@@ -34,20 +34,29 @@ function clip(text, max = 160) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** The reviewer role answers in JSON; the timeline says what it decided, not the raw text. */
-function reviewerVerdict(d) {
-  if (typeof d.text !== 'string' || !d.text.trim().startsWith('{')) return undefined;
-  // A revision's closing turn: its answer per request, shown in the ledger.
-  if (/^\{\s*"replies"/.test(d.text.trim())) return 'answered the change requests (see the ledger)';
-  if (d.role !== 'reviewer') return undefined;
+/**
+ * Roles answer in JSON (the planner's plan, the reviewer's verdict, a revision's replies):
+ * the timeline says what they decided, never the raw text.
+ */
+function jsonAnswer(d) {
+  const text = typeof d.text === 'string' ? d.text.trim() : '';
+  if (!text.startsWith('{')) return undefined;
+  if (/^\{\s*"replies"/.test(text)) return 'answered the change requests (see the ledger)';
+  let v;
   try {
-    const v = JSON.parse(d.text);
-    if (v.decision === 'accept') return 'accepted the change';
+    v = JSON.parse(text);
+  } catch {
+    v = undefined;
+  }
+  if (d.role === 'reviewer' || v?.decision) {
+    if (v?.decision === 'accept') return 'accepted the change';
+    if (!v) return 'answered (not valid JSON)';
     const why = v.must_fix?.[0] ?? v.reasons?.[0];
     return `asked for changes${why ? `: ${clip(String(why), 120)}` : ''}`;
-  } catch {
-    return 'answered (not valid JSON)';
   }
+  // The text may be cut short for the event: read the summary even from a partial object.
+  const summary = v?.summary ?? /"summary"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(text)?.[1];
+  return summary ? `proposed a plan: ${clip(String(summary), 120)}` : 'answered in JSON';
 }
 
 const DEPLOY_STEPS = {
@@ -112,7 +121,7 @@ export function describeEvent(e) {
         return { text: `Repair round ${d.round}: ${(d.failing ?? []).join(', ')}`, tone: 'bad' };
       return { text: PHASE_LABELS[d.phase] ?? d.phase, tone: 'status' };
     case 'model': {
-      const verdict = reviewerVerdict(d);
+      const verdict = jsonAnswer(d);
       if (verdict) return { text: `${roleOf(d)}turn ${d.turn}: ${verdict}`, tone: 'model' };
       const tools = Array.isArray(d.toolCalls) && d.toolCalls.length ? ` → ${d.toolCalls.join(', ')}` : '';
       return {
