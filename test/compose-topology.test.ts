@@ -29,8 +29,15 @@ import { createSampleRepo } from './support/sample-repo.ts';
  * side by side), and short job locks so a killed worker's job is resumed in ~2 s, not ~90 s.
  */
 const TEST_ONLY = { JOB_LOCK_MS: '1500', JOB_STALLED_INTERVAL_MS: '500' };
-/** The .env of a clean machine: nothing, so the workers replay the demo transcript. */
-const DOT_ENV: Record<string, string> = {};
+/**
+ * The .env of a machine with a recorded model: the workers replay it for any request. (With
+ * nothing set they would be in demo mode, which refuses every request but the seeded demo.)
+ */
+const DOT_ENV: Record<string, string> = {
+  LLM_PROVIDER: 'replay',
+  // The image's own copy of the bundled recording (a container path: /app is the repository).
+  REPLAY_FILE: '/app/apps/cli/demo/debug-slugify.replay.json',
+};
 
 async function freePort(): Promise<number> {
   const server = net.createServer();

@@ -170,8 +170,11 @@ describe('GitHub App flow against a GHES-style server', () => {
     ]);
     const tracking = gh.issueComments(repo, number).filter((c) => c.user === gh.botLogin);
     expect(tracking).toHaveLength(1);
-    expect(tracking[0]!.body).toContain('| Comment | Reply |');
+    // The review ledger: the round, each request with its outcome.
+    expect(tracking[0]!.body).toContain('| Request | Outcome |');
+    expect(tracking[0]!.body).toContain(`#### Round 1 · 2 request(s) · pushed \`${after.slice(0, 7)}\``);
     expect(tracking[0]!.body).toContain(`Fixed in ${after.slice(0, 7)}`);
+    expect(tracking[0]!.body).toContain('Declined: Renaming would break every caller of slugify.');
 
     // The same request again (a retried job) neither commits nor replies twice.
     const eventsBefore = (await sys.runtime.events.list(op.id)).length;
@@ -289,8 +292,10 @@ describe('GitHub App flow against a GHES-style server', () => {
     const failure = (await sys.runtime.events.list(op.id)).filter((e) => e.type === 'status').at(-1);
     expect(failure?.data).toMatchObject({ to: 'awaiting_approval', revision: comment.id });
     expect(String(failure?.data.revisionFailed)).toMatch(/^check "test" exited with 1:/);
-    const tracking = gh.issueComments(repo, number).filter((c) => c.user === gh.botLogin);
-    expect(tracking).toHaveLength(1);
-    expect(tracking[0]!.body).toContain('could not be completed; the branch is unchanged');
+    // The comment is rewritten right after the status: wait for it.
+    const tracking = () => gh.issueComments(repo, number).filter((c) => c.user === gh.botLogin);
+    await expect.poll(() => tracking()[0]?.body).toContain('could not be completed; the branch is unchanged');
+    expect(tracking()).toHaveLength(1);
+    expect(tracking()[0]!.body).toContain('failed: check "test" exited with 1');
   });
 });

@@ -31,7 +31,7 @@ function decode(contentType: string | undefined, raw: string): Record<string, un
   const args: Record<string, unknown> = contentType?.includes('application/json')
     ? (JSON.parse(raw || '{}') as Record<string, unknown>)
     : Object.fromEntries(new URLSearchParams(raw));
-  for (const key of ['blocks', 'attachments']) {
+  for (const key of ['blocks', 'attachments', 'view']) {
     if (typeof args[key] === 'string') args[key] = JSON.parse(args[key] as string);
   }
   return args;
@@ -112,6 +112,9 @@ export async function startFakeSlack(
           return send(200, { ok: true, channel, ts: args.ts, text: args.text });
         case 'chat.postEphemeral':
           return send(200, { ok: true, message_ts: nextTs() });
+        case 'views.open':
+          if (typeof args.trigger_id !== 'string') return send(200, { ok: false, error: 'invalid_trigger_id' });
+          return send(200, { ok: true, view: { id: `V${String(++seq).padStart(8, '0')}` } });
         default:
           return send(200, { ok: false, error: 'unknown_method' });
       }

@@ -34,7 +34,7 @@ export interface TestSystem {
  * and data directory, so tests cannot see each other's operations.
  */
 export async function startTestSystem(
-  options: { env?: Record<string, string>; worker?: boolean; captureLogs?: boolean } = {},
+  options: { env?: Record<string, string>; worker?: boolean; captureLogs?: boolean; demo?: boolean } = {},
 ): Promise<TestSystem> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-test-'));
   const config = loadConfig({
@@ -57,7 +57,7 @@ export async function startTestSystem(
     destination.setEncoding('utf8').on('data', (line: string) => logLines.push(line));
     logger = createLogger({ level: 'debug', destination, scrubber: redactor });
   }
-  const runtime = await createRuntime(config, logger, redactor);
+  const runtime = await createRuntime(config, logger, redactor, { demo: options.demo ?? false });
   const api = await startApi(runtime);
   const system: TestSystem = {
     runtime,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RepoSlug } from '@pullwright/core';
 import { LocalForge } from '@pullwright/forge';
-import type { Runtime } from '@pullwright/pipeline';
+import { DEMO_REFUSAL, type Runtime } from '@pullwright/pipeline';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import { accessLog } from './access-log.ts';
@@ -16,6 +16,7 @@ import { deployRouter } from './deploy-router.ts';
 import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
+import { interdiffRouter } from './interdiff-router.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
 import { operationsRouter } from './operations-router.ts';
@@ -49,7 +50,16 @@ export type ApiDeps = Pick<
   | 'redactor'
   | 'artifacts'
   | 'locks'
+  | 'workspace'
+  | 'demo'
 >;
+
+/** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
+async function operationOfBranch(store: ApiDeps['store'], branch: string) {
+  const id = /(?:^|\/)([a-z0-9]{6,40})(?:-|$)/.exec(branch)?.[1];
+  const op = id ? await store.find(id) : undefined;
+  return op?.branch === branch ? op : undefined;
+}
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
 export function createApp(deps: ApiDeps): Express {
@@ -95,7 +105,15 @@ export function createApp(deps: ApiDeps): Express {
   const credentials = new SessionCredentials(config, deps.actions.policy);
   const auth = sessionAuth(config.apiToken, sessions);
   app.use('/v1/session/github', githubSignInRouter({ ...deps, sessions, policy: deps.actions.policy }));
-  app.use('/v1/session', sessionRouter({ config: { ...config, apiToken: config.apiToken }, sessions, credentials }));
+  app.use(
+    '/v1/session',
+    sessionRouter({
+      config: { ...config, apiToken: config.apiToken },
+      sessions,
+      credentials,
+      demo: deps.demo ? DEMO_REFUSAL : undefined,
+    }),
+  );
   app.use(
     '/v1/operations',
     auth,
@@ -106,6 +124,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.use('/v1/operations', auth, deployRouter(deps));
   app.use('/v1/operations', auth, planRouter(deps));
+  app.use('/v1/operations', auth, interdiffRouter(deps));
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
@@ -122,7 +141,13 @@ export function createApp(deps: ApiDeps): Express {
       const repo = validate(RepoSlug, `${req.params.owner}/${req.params.name}`, 'repo');
       const number = validate(z.coerce.number().int().positive(), req.params.number, 'number');
       const pr = await forge.getPullRequest(repo, number);
-      res.json({ ...pr, diff: await forge.pullRequestDiff(repo, number) });
+      // A person following the PR link (Slack, the dashboard) gets the operation's Changes tab,
+      // not the raw record; API clients asking for JSON still get it.
+      if (req.accepts(['json', 'html']) === 'html') {
+        const op = await operationOfBranch(deps.store, pr.head);
+        if (op) return res.redirect(302, `/#/op/${op.id}?tab=changes`);
+      }
+      return res.json({ ...pr, diff: await forge.pullRequestDiff(repo, number) });
     });
   }
 

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { PullwrightError, ValidationError } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { type Request, Router } from 'express';
+import { callerOf } from './caller-of.ts';
 import {
   ApproveBody,
   CancelBody,
@@ -9,6 +11,7 @@ import {
   MessageBody,
   OperationIdParam,
   RejectBody,
+  ReviseBody,
 } from './request-schemas.ts';
 import { streamEvents } from './sse-events.ts';
 import { validate } from './validate.ts';
@@ -50,6 +53,7 @@ export function operationsRouter(deps: Deps): Router {
       description: body.description,
       context: body.context,
       ...(body.budget ? { budget: body.budget } : {}),
+      ...(body.confirmPlan !== undefined ? { confirmPlan: body.confirmPlan } : {}),
       requester: { source: body.source, user: body.user },
     };
     // The requester needs the role to request (policy); enqueued once per Idempotency-Key.
@@ -102,7 +106,8 @@ export function operationsRouter(deps: Deps): Router {
   router.post('/:id/messages', async (req, res) => {
     const id = opId(req);
     const body = validate(MessageBody, req.body, 'body');
-    const op = await deps.actions.steer(id, { user: body.user, source: 'api' });
+    const by = callerOf(res, body.user);
+    const op = await deps.actions.steer(id, by);
     if (op.status !== 'running' && op.status !== 'queued') {
       throw new PullwrightError(
         'invalid_transition',
@@ -110,8 +115,27 @@ export function operationsRouter(deps: Deps): Router {
         { from: op.status, to: op.status },
       );
     }
-    await deps.inbox.push(id, { from: body.user, source: 'api', text: body.text });
+    await deps.inbox.push(id, { from: by.user, source: by.source, text: body.text });
     res.status(202).json({ queued: true });
+  });
+
+  /**
+   * Request changes to an open PR in words: a ledger entry and the same revise job as a
+   * GitHub review (`permissions.revise`). An Idempotency-Key makes a retried request revise once.
+   */
+  router.post('/:id/revise', async (req, res) => {
+    const id = opId(req);
+    const body = validate(ReviseBody, req.body, 'body');
+    const key = req.get('idempotency-key');
+    if (key !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(key)) {
+      throw new ValidationError('invalid Idempotency-Key', [
+        { field: 'Idempotency-Key', reason: 'must be 1-80 of A-Z a-z 0-9 _ -' },
+      ]);
+    }
+    const by = callerOf(res, body.user);
+    const requestId = `${by.source}-${key ?? randomBytes(8).toString('hex')}`;
+    const queued = await deps.actions.requestChanges(id, by, body.instruction, requestId);
+    res.status(202).json({ id, requestId: queued.requestId });
   });
 
   return router;

@@ -1,6 +1,7 @@
 import { PlanConfirmations, type Runtime } from '@pullwright/pipeline';
 import { Router } from 'express';
 import { z } from 'zod';
+import { callerOf } from './caller-of.ts';
 import { OperationIdParam } from './request-schemas.ts';
 import { validate } from './validate.ts';
 
@@ -8,7 +9,7 @@ const PlanBody = z
   .object({
     decision: z.enum(['start', 'modify']),
     note: z.string().trim().min(1, 'must not be empty').max(4000).optional(),
-    user: z.string().min(1).max(200).default('api'),
+    user: z.string().min(1).max(200).optional(),
   })
   .strict()
   .refine((b) => b.decision !== 'modify' || b.note !== undefined, {
@@ -26,7 +27,7 @@ export function planRouter(deps: Pick<Runtime, 'store' | 'actions'>): Router {
   router.post('/:id/plan', async (req, res) => {
     const id = validate(OperationIdParam, req.params.id, 'id');
     const body = validate(PlanBody, req.body, 'body');
-    res.json(await plans.confirmPlan(id, { user: body.user, source: 'api' }, body.decision, body.note));
+    res.json(await plans.confirmPlan(id, callerOf(res, body.user), body.decision, body.note));
   });
   return router;
 }

@@ -9,6 +9,8 @@ export const CreateOperationBody = z
     description: z.string().trim().min(1, 'must not be empty').max(20_000),
     context: OperationContext.default({}),
     budget: Budget.strict().optional(),
+    /** Show the plan and wait for Start / Modify / Cancel before any code is written. */
+    confirmPlan: z.boolean().optional(),
     /** `github`: a dashboard user signed in with GitHub (the dashboard router sets it from the session). */
     source: z.enum(['api', 'dashboard', 'github']).default('api'),
     user: z.string().min(1).max(200).default('api'),
@@ -40,6 +42,14 @@ export const OperationIdParam = z.string().regex(/^[a-z0-9]{6,40}$/, 'not an ope
 export const MessageBody = z
   .object({
     text: z.string().trim().min(1, 'must not be empty').max(10_000),
-    user: z.string().min(1).max(200).default('api'),
+    user: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+/** `POST /v1/operations/:id/revise`: what should change, in words; it becomes a revision of the PR. */
+export const ReviseBody = z
+  .object({
+    instruction: z.string().trim().min(1, 'must not be empty').max(10_000),
+    user: z.string().min(1).max(200).optional(),
   })
   .strict();

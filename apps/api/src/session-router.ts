@@ -11,6 +11,8 @@ interface SessionRouterDeps {
   config: Pick<Config, 'defaultRepo' | 'budget'> & { apiToken: string };
   sessions: SessionStore;
   credentials: SessionCredentials;
+  /** DEMO_REFUSAL when the service runs in demo mode, else undefined. */
+  demo?: string | undefined;
 }
 
 const SignInBody = z.object({ token: z.string().min(1, 'required').max(1000) }).strict();
@@ -36,6 +38,8 @@ function sessionJson(session: Session, deps: SessionRouterDeps) {
     defaultRepo: deps.config.defaultRepo ?? null,
     /** The service's per-operation limits: the new-operation form's defaults. */
     budget: deps.config.budget,
+    /** Demo mode: the page says so, and that new operations need a model key or a replay file. */
+    demo: deps.demo ?? null,
   };
 }
 

@@ -2,8 +2,10 @@ import {
   answerWithin,
   BlockActionsPayload,
   EventsEnvelope,
+  REVISE_BLOCK,
   type SlackResponse,
   SlashCommandForm,
+  ViewSubmissionPayload,
 } from '@pullwright/slack';
 import type { SlackServices } from './slack-services.ts';
 import { validate } from './validate.ts';
@@ -50,10 +52,31 @@ export class SlackInbound {
     return client.scrub(answer);
   }
 
-  /** A button click; other interaction types (shortcuts, modals) are acknowledged and ignored. */
-  async interaction(payload: unknown): Promise<void> {
+  /**
+   * A button click, or a modal submitted (Request changes). A modal's answer is its fate —
+   * closed, or an error under the text box — returned for the HTTP body or the envelope's
+   * ack. Other interaction types (shortcuts, other modals) are acknowledged and ignored.
+   */
+  async interaction(payload: unknown): Promise<object | undefined> {
+    const view = ViewSubmissionPayload.safeParse(payload);
+    if (view.success) {
+      const answer = await answerWithin(
+        this.slack.interactions.handleView(view.data).catch((err: unknown) => {
+          this.failed('view submission')(err);
+          return {
+            response_action: 'errors' as const,
+            errors: { [REVISE_BLOCK]: 'Pullwright could not take this; try again.' },
+          };
+        }),
+        DEADLINE_MS,
+        {},
+        async () => undefined,
+        this.failed('view submission'),
+      );
+      return this.slack.deps.client.scrub(answer);
+    }
     const parsed = BlockActionsPayload.safeParse(payload);
-    if (!parsed.success) return;
+    if (!parsed.success) return undefined;
     await answerWithin(
       this.slack.interactions.handle(parsed.data).catch((err: unknown) => {
         this.failed('interaction')(err);
@@ -64,6 +87,7 @@ export class SlackInbound {
       async () => undefined,
       this.failed('interaction'),
     );
+    return undefined;
   }
 
   /** An Events API envelope; returns the challenge for Slack's URL check (HTTP only). */

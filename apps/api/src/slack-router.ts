@@ -42,7 +42,11 @@ export function slackRouter(slack: SlackServices, signingSecret: string): Router
   });
 
   router.post('/interactions', raw, verified, async (req, res) => {
-    await inbound.interaction(parseJson(form(req).payload));
+    const answer = await inbound.interaction(parseJson(form(req).payload));
+    if (answer) {
+      res.json(answer);
+      return;
+    }
     res.status(200).end();
   });
 

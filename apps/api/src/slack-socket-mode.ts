@@ -51,8 +51,8 @@ export function startSlackSocketMode(
     async ({ ack, type, body }: { ack: (r?: object) => Promise<void>; type: string; body: unknown }) => {
       try {
         if (type === 'slash_commands') return await ack(await inbound.command(body));
-        if (type === 'interactive') await inbound.interaction(body);
-        else if (type === 'events_api') await inbound.event(body);
+        if (type === 'interactive') return await ack(await inbound.interaction(body));
+        if (type === 'events_api') await inbound.event(body);
         await ack();
       } catch (err) {
         // A bad envelope is still acknowledged: Slack would otherwise deliver it again.

@@ -11,6 +11,8 @@ export interface EmbeddedEnv {
   env: NodeJS.ProcessEnv;
   redis: RedisServerHandle | undefined;
   generatedToken: boolean;
+  /** No model configured: the bundled recording plays the demo, and new requests are refused. */
+  replayDemo: boolean;
 }
 
 /** Reuses the token across restarts so a bookmarked dashboard link keeps working. */
@@ -39,7 +41,8 @@ export async function embeddedEnv(source: NodeJS.ProcessEnv): Promise<EmbeddedEn
   }
   const generatedToken = !env.API_TOKEN;
   if (generatedToken) env.API_TOKEN = persistentToken(dataDir);
-  return { env: withReplayDefault(env).env, redis, generatedToken };
+  const { env: withModel, replayDemo } = withReplayDefault(env);
+  return { env: withModel, redis, generatedToken, replayDemo };
 }
 
 /**

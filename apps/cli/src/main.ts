@@ -12,7 +12,7 @@ import {
   loadConfig,
   type ProcessRole,
 } from '@pullwright/core';
-import { createRuntime, type Runtime } from '@pullwright/pipeline';
+import { createRuntime, DEMO_REFUSAL, type Runtime } from '@pullwright/pipeline';
 import { auditTrail } from '@pullwright/queue';
 import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
@@ -31,12 +31,13 @@ async function boot(
   env: NodeJS.ProcessEnv,
   role: ProcessRole = 'all',
   runtimeRole: ProcessRole = role,
+  demo = false,
 ): Promise<{ config: Config; logger: Logger; runtime: Runtime; stopTracing: () => Promise<void> }> {
   const config = loadConfig(env, role);
   const redactor = new Redactor({ secrets: configSecrets(config) });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
   const stopTracing = startTracing(config, role, logger);
-  const runtime = await createRuntime(config, logger, redactor, { role: runtimeRole });
+  const runtime = await createRuntime(config, logger, redactor, { role: runtimeRole, demo });
   return { config, logger, runtime, stopTracing };
 }
 
@@ -70,7 +71,8 @@ async function start(): Promise<number> {
 }
 
 async function startAll(embedded: EmbeddedEnv): Promise<number> {
-  const { runtime, logger, stopTracing } = await boot(embedded.env);
+  const { runtime, logger, stopTracing } = await boot(embedded.env, 'all', 'all', embedded.replayDemo);
+  if (embedded.replayDemo) logger.warn(DEMO_REFUSAL);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
   const slack = startSlackNotifier(runtime);
@@ -110,8 +112,8 @@ async function apiOnly(): Promise<number> {
 
 async function workerOnly(): Promise<number> {
   const { env, replayDemo } = withReplayDefault(process.env);
-  const { runtime, logger, stopTracing } = await boot(env, 'worker');
-  if (replayDemo) logger.warn('no model key and no LLM_PROVIDER: replaying the bundled demo transcript');
+  const { runtime, logger, stopTracing } = await boot(env, 'worker', 'worker', replayDemo);
+  if (replayDemo) logger.warn(DEMO_REFUSAL);
   const worker = await startWorker(runtime);
   const health = await startWorkerHealthServer(runtime, worker);
   onShutdown(async () => {
@@ -157,7 +159,7 @@ async function demo(): Promise<number> {
     LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
   };
   const embedded = await embeddedEnv(source);
-  const { runtime } = await boot(embedded.env);
+  const { runtime } = await boot(embedded.env, 'all', 'all', embedded.replayDemo);
   const api = await startApi(runtime);
   const worker = await startWorker(runtime);
   try {

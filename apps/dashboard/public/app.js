@@ -1,6 +1,6 @@
 // Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>).
 import { currentSession, loadSession, onSessionChange, signIn, signOut } from './api.js';
-import { button, fill, notice, setLive } from './dom.js';
+import { button, fill, h, notice, setLive } from './dom.js';
 import { listView } from './view-list.js';
 import { newOperationView } from './view-new.js';
 import { operationView } from './view-operation.js';
@@ -25,7 +25,13 @@ function route() {
   return { name: 'list', params: new URLSearchParams(query) };
 }
 
+/** Demo mode, said on every page: what runs, and how to run real requests. */
+const demoBanner = h('div', { id: 'demo-banner', class: 'demo-banner', role: 'note', hidden: true });
+view.before(demoBanner);
+
 function renderHeader(session, current) {
+  demoBanner.hidden = !session?.demo;
+  if (session?.demo) fill(demoBanner, h('strong', {}, 'Demo mode. '), session.demo);
   document.getElementById('nav').hidden = !session;
   document.getElementById('who').hidden = !session;
   document.getElementById('who-name').textContent = session ? session.user : '';
@@ -54,7 +60,7 @@ function render() {
     });
     return;
   }
-  if (r.name === 'operation') cleanup = operationView(view, r.id, session);
+  if (r.name === 'operation') cleanup = operationView(view, r.id, session, r.params);
   else if (r.name === 'new') cleanup = newOperationView(view, session, r.params);
   else cleanup = listView(view, session, r.params);
 }

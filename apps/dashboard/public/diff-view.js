@@ -65,6 +65,10 @@ function fileBlock(file, index) {
 }
 
 export function renderDiff(root, diff, op) {
+  if (!diff.files.length && diff.since) {
+    fill(root, notice('empty', 'No changes', `Nothing changed on the branch since ${diff.since.slice(0, 7)}.`));
+    return;
+  }
   if (!diff.files.length) {
     fill(
       root,
@@ -95,8 +99,21 @@ export function renderDiff(root, diff, op) {
         ' ',
         h('span', { class: 'dels' }, `−${dels}`),
       ),
-      h('span', { class: 'muted' }, `at ${diff.headSha.slice(0, 7)}`),
+      h(
+        'span',
+        { class: 'muted', id: 'diff-range' },
+        diff.since
+          ? `since ${diff.since.slice(0, 7)}, at ${diff.headSha.slice(0, 7)}`
+          : `at ${diff.headSha.slice(0, 7)}`,
+      ),
     ),
+    diff.since && diff.baseFactoredOut === false
+      ? h(
+          'p',
+          { class: 'warn-text small' },
+          'The base branch conflicts with the older head: base changes may show here too.',
+        )
+      : null,
     h(
       'ul',
       { class: 'diff-index' },

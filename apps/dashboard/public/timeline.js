@@ -35,6 +35,43 @@ function clip(text, max = 160) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * Roles answer in JSON (the planner's plan, the reviewer's verdict, a revision's replies):
+ * the timeline says what they decided, never the raw text.
+ */
+function jsonAnswer(d) {
+  const text = typeof d.text === 'string' ? d.text.trim() : '';
+  if (!text.startsWith('{')) return undefined;
+  if (/^\{\s*"replies"/.test(text)) return 'answered the change requests (see the ledger)';
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    v = undefined;
+  }
+  if (d.role === 'reviewer' || v?.decision) {
+    if (v?.decision === 'accept') return 'accepted the change';
+    if (!v) return 'answered (not valid JSON)';
+    const why = v.must_fix?.[0] ?? v.reasons?.[0];
+    return `asked for changes${why ? `: ${clip(String(why), 120)}` : ''}`;
+  }
+  // The text may be cut short for the event: read the summary even from a partial object.
+  const summary = v?.summary ?? /"summary"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(text)?.[1];
+  return summary ? `proposed a plan: ${clip(String(summary), 120)}` : 'answered in JSON';
+}
+
+const DEPLOY_STEPS = {
+  started: (d) => ({ text: `Deploy to ${d.target ?? 'the target'} started by ${d.by ?? 'someone'}`, tone: 'status' }),
+  triggered: () => ({ text: 'Deploy taken by the target', tone: 'info' }),
+  status: (d) => ({ text: `Deploy status: ${d.state}`, tone: 'info' }),
+  succeeded: () => ({ text: 'Deployed', tone: 'good' }),
+  failed: (d) => ({ text: `Deploy failed${d.reason ? `: ${firstLine(d.reason)}` : ''}`, tone: 'bad' }),
+  rollback_started: () => ({ text: 'Rolling back the deploy', tone: 'bad' }),
+  rolled_back: () => ({ text: 'Deploy rolled back', tone: 'bad' }),
+  rollback_failed: (d) => ({ text: `Rollback failed${d.reason ? `: ${firstLine(d.reason)}` : ''}`, tone: 'bad' }),
+  finished: (d) => ({ text: `Deploy finished: ${d.status ?? 'done'}`, tone: d.status === 'failed' ? 'bad' : 'info' }),
+};
+
 /** A URL the timeline may link to: http(s) only (the value came from a webhook payload). */
 export function webLink(url) {
   return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : undefined;
@@ -108,6 +145,8 @@ const DESCRIBE = {
     return { text: PHASE_LABELS[d.phase] ?? d.phase, tone: 'status' };
   },
   model: (d) => {
+    const verdict = jsonAnswer(d);
+    if (verdict) return { text: `${roleOf(d)}turn ${d.turn}: ${verdict}`, tone: 'model' };
     const tools = Array.isArray(d.toolCalls) && d.toolCalls.length ? ` → ${d.toolCalls.join(', ')}` : '';
     return { text: `${roleOf(d)}turn ${d.turn}${d.text ? `: ${clip(firstLine(d.text))}` : ''}${tools}`, tone: 'model' };
   },
@@ -142,20 +181,30 @@ const DESCRIBE = {
   overlap: (d) => ({ text: `Overlaps open branches on ${(d.files ?? []).join(', ')}`, tone: 'bad' }),
   base_merged: line('Base branch merged into the branch; checks re-run', 'info'),
   head_moved: (d) => ({ text: `New push ${String(d.headSha ?? '').slice(0, 7)}: approval withdrawn`, tone: 'bad' }),
-  plan_confirmation: (d) => ({
-    text: d.state === 'pending' ? 'Plan waiting for Start' : `Plan ${d.state}${d.by ? ` by ${d.by}` : ''}`,
-    tone: d.state === 'cancelled' ? 'bad' : 'info',
-  }),
+  plan_confirmation: (d) => {
+    if (d.state === 'started') return { text: `Plan started by ${d.by ?? 'someone'}`, tone: 'good' };
+    if (d.state === 'modified')
+      return { text: `Plan modified by ${d.by ?? 'someone'}: ${clip(firstLine(d.note))}`, tone: 'info' };
+    return {
+      text: d.state === 'pending' ? 'Plan waiting for Start' : `Plan ${d.state}${d.by ? ` by ${d.by}` : ''}`,
+      tone: d.state === 'cancelled' ? 'bad' : 'info',
+    };
+  },
   auto_approval: (d) => ({ text: d.approved ? 'Auto-approved by policy' : 'Not auto-approved', tone: 'quiet' }),
-  deploy: (d) => ({ text: `Deploy: ${d.step}`, tone: d.step === 'failed' ? 'bad' : 'info' }),
+  deploy: (d) => DEPLOY_STEPS[d.step]?.(d) ?? { text: `Deploy: ${d.step}`, tone: 'info' },
   sandbox: (d) =>
     d.sandboxed
       ? { text: `Checks run in the ${d.runner} sandbox`, tone: 'quiet' }
       : { text: 'Checks run WITHOUT a sandbox (SANDBOX=none)', tone: 'bad' },
-  revision: (d) => ({
-    text: `Revision pushed ${String(d.headSha ?? '').slice(0, 7)}${Array.isArray(d.replies) ? `: ${d.replies.length} comment(s) answered` : ''}`,
-    tone: 'status',
-  }),
+  revision: (d) => {
+    if (d.state === 'requested')
+      return { text: `Changes requested: ${d.requests ?? 'some'} request(s) to address`, tone: 'status' };
+    if (d.state === 'pushed')
+      return d.changed === false
+        ? { text: 'Revision done: no change was needed', tone: 'info' }
+        : { text: `Revision pushed ${String(d.headSha ?? '').slice(0, 7)}`, tone: 'good' };
+    return { text: `Revision ${d.state ?? ''}`.trim(), tone: 'info' };
+  },
   slack_session: line('Followed in Slack'),
   slack_thread: line('Slack thread started'),
   stuck: (d) => ({ text: `No progress in ${d.step} for ${Math.round((d.idleMs ?? 0) / 60_000)} min`, tone: 'bad' }),
@@ -199,7 +248,7 @@ export const CHANGES_RECORD = {
   message: false,
   approval_pending: false,
   auto_approval: false,
-  revision: false,
+  revision: true,
   retry_of: false,
   slack_session: false,
 };

@@ -83,6 +83,7 @@ export function newOperationView(root, session, params) {
       placeholder: String(b.placeholder),
     }),
   }));
+  const confirmPlan = h('input', { type: 'checkbox', id: 'new-confirm-plan', name: 'confirmPlan' });
   const formError = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'btn primary', id: 'new-submit' }, 'Start operation');
 
@@ -102,6 +103,16 @@ export function newOperationView(root, session, params) {
       field('baseBranch', 'Base branch', base),
     ),
     field('description', 'What should change?', description, 'The first line becomes the pull request title.'),
+    h(
+      'div',
+      { class: 'field field-check', dataset: { field: 'confirmPlan' } },
+      h(
+        'label',
+        { for: 'new-confirm-plan' },
+        confirmPlan,
+        ' Show me the plan first (Start / Modify / Cancel before any code is written)',
+      ),
+    ),
     h(
       'details',
       { class: 'more' },
@@ -170,6 +181,7 @@ export function newOperationView(root, session, params) {
       ...(repo.value.trim() ? { repo: repo.value.trim() } : {}),
       ...(Object.keys(context).length ? { context } : {}),
       ...(Object.keys(budget).length ? { budget } : {}),
+      ...(confirmPlan.checked ? { confirmPlan: true } : {}),
     };
     submit.disabled = true;
     submit.textContent = 'Starting…';

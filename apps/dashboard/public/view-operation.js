@@ -1,5 +1,9 @@
 // One operation: live timeline, progress, summary, checks, findings, diff, transcript, actions.
-import { api } from './api.js';
+import { api, recheckSession } from './api.js';
+import { renderDeploy } from './card-deploy.js';
+import { renderLedger } from './card-ledger.js';
+import { renderPlanDecision } from './card-plan.js';
+import { renderSteer } from './card-steer.js';
 import { diffLoading, renderDiff } from './diff-view.js';
 import {
   age,
@@ -23,6 +27,19 @@ import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
 /** Too frequent or too internal for the timeline; they still refresh the record. */
 const QUIET_EVENTS = new Set(['usage', 'checkpoint']);
+
+/**
+ * The local forge's PR page is served by this API (it redirects people to the Changes tab):
+ * link it on this origin, since the recorded URL names the address the process bound to.
+ */
+function pullRequestHref(url) {
+  try {
+    const u = new URL(url, location.href);
+    return u.pathname.startsWith('/forge/') ? u.pathname : url;
+  } catch {
+    return url;
+  }
+}
 
 function card(title, id, ...children) {
   return h('section', { class: 'card', id }, h('h2', { class: 'card-title' }, title), children);
@@ -309,14 +326,16 @@ function renderBoard(board, op) {
   );
 }
 
-export function operationView(root, id, session) {
+export function operationView(root, id, session, params = new URLSearchParams()) {
   document.title = `Operation ${id} · Pullwright`;
   fill(root, notice('loading', 'Loading the operation…'));
 
   let op;
   const events = [];
   const seen = new Set();
-  let tab = 'overview';
+  let tab = params.get('tab') === 'changes' ? 'changes' : 'overview';
+  /** The Changes tab shows the whole PR (null) or what changed since a sha (the interdiff). */
+  let since = /^[0-9a-f]{7,64}$/.test(params.get('from') ?? '') ? params.get('from') : null;
   /** The head sha whose changes this page has shown: what an approval is for. */
   let shownSha;
   let diffSha;
@@ -331,6 +350,12 @@ export function operationView(root, id, session) {
     meta: h('div', { class: 'op-meta' }),
     description: h('div'),
     actions: h('div', { class: 'actions', id: 'actions' }),
+    plan: h('div', { id: 'plan-slot' }),
+    steer: h('div', { id: 'steer', class: 'steer' }),
+    deploy: h('div', { id: 'deploy-slot' }),
+    diffBar: h('div', { class: 'diff-bar', id: 'diff-bar' }),
+    ledger: h('div', { id: 'op-ledger' }),
+    diffBody: h('div', { id: 'diff-body' }),
     flash: h('div', { class: 'flash', role: 'status', 'aria-live': 'polite' }),
     tabs: h('div', { class: 'tabs', role: 'tablist' }),
     overview: h('div', { class: 'panel', id: 'panel-overview', role: 'tabpanel' }),
@@ -374,7 +399,12 @@ export function operationView(root, id, session) {
       op.pullRequest
         ? h(
             'a',
-            { href: op.pullRequest.url, target: '_blank', rel: 'noopener noreferrer', class: 'pr-link' },
+            {
+              href: pullRequestHref(op.pullRequest.url),
+              target: '_blank',
+              rel: 'noopener noreferrer',
+              class: 'pr-link',
+            },
             `Pull request #${op.pullRequest.number}`,
           )
         : null,
@@ -467,6 +497,45 @@ export function operationView(root, id, session) {
     }
     fill(el.actions, ...parts);
     el.actions.hidden = parts.length === 0;
+  }
+
+  // --- steering: the plan, a message or a change request, a deploy ---------------------------
+  let steerKey = '';
+  function renderSteering() {
+    const key = [
+      op.status,
+      op.cancelRequested,
+      op.pullRequest?.number,
+      op.planConfirmation?.state,
+      op.deploy?.status,
+    ].join('|');
+    if (key === steerKey) return;
+    steerKey = key;
+    const by = (path, body, done) => act(done, () => api('POST', `/v1/operations/${id}/${path}`, body));
+    fill(
+      el.plan,
+      renderPlanDecision(op, {
+        onStart: () => by('plan', { decision: 'start' }, 'Plan started: the coder is working.'),
+        onModify: (note) => by('plan', { decision: 'modify', note }, 'Plan modified: the coder works with your note.'),
+        onCancel: () => by('cancel', {}, 'Cancel requested.'),
+      }),
+    );
+    fill(
+      el.steer,
+      renderSteer(op, {
+        onMessage: (text, clear) =>
+          act('Sent: the model reads it before its next step.', async () => {
+            await api('POST', `/v1/operations/${id}/messages`, { text });
+            clear();
+          }),
+        onRevise: (instruction, clear) =>
+          act('Changes requested: a revision is on its way.', async () => {
+            await api('POST', `/v1/operations/${id}/revise`, { instruction });
+            clear();
+          }),
+      }),
+    );
+    fill(el.deploy, renderDeploy(op, { onDeploy: () => by('deploy', {}, 'Deploy started.') }));
   }
 
   function openReject() {
@@ -657,19 +726,63 @@ export function operationView(root, id, session) {
     if (!el.tabs.childElementCount) el.tabs.append(...Object.values(tabButtons));
   }
 
+  /** The last head someone reviewed (an approval, else the head a change request was made on). */
+  function lastReviewed() {
+    const head = op.pullRequest?.headSha;
+    const approved = (op.approvals ?? []).map((a) => a.headSha).filter((sha) => sha !== head);
+    if (approved.length) return approved.at(-1);
+    return [...(op.ledger ?? [])].reverse().find((r) => r.state === 'pushed' && r.fromSha && r.fromSha !== head)
+      ?.fromSha;
+  }
+
+  function renderDiffBar() {
+    const reviewed = lastReviewed();
+    const mode = (label, from, extra = {}) =>
+      button(label, () => showSince(from), since === from ? 'small primary' : 'small ghost', {
+        'aria-pressed': String(since === from),
+        ...extra,
+      });
+    fill(
+      el.diffBar,
+      mode('All changes', null, { id: 'diff-all' }),
+      reviewed || since
+        ? mode(`Since last review (${shortSha(since ?? reviewed)})`, since ?? reviewed, { id: 'diff-since' })
+        : null,
+    );
+    fill(
+      el.ledger,
+      op.ledger?.length ? card('Review ledger', 'ledger-card', renderLedger(op.ledger, showSince)) : null,
+    );
+  }
+
+  function showSince(from) {
+    since = from;
+    loadDiff(true);
+  }
+
+  let diffKey = '';
   async function loadDiff(force = false) {
     const head = op.pullRequest?.headSha ?? null;
-    if (!force && diffSha === head && el.changes.childElementCount) return;
-    diffLoading(el.changes);
+    renderDiffBar();
+    const key = `${head}|${since}`;
+    if (!force && diffKey === key && el.diffBody.childElementCount) return;
+    diffKey = key;
+    diffLoading(el.diffBody);
     try {
-      const diff = await api('GET', `/v1/operations/${id}/diff`);
+      const diff = since
+        ? await api('GET', `/v1/operations/${id}/interdiff?from=${since}`)
+        : await api('GET', `/v1/operations/${id}/diff`);
+      if (since) {
+        diff.headSha = diff.to;
+        diff.since = diff.from;
+      }
       diffSha = diff.headSha;
       if (diff.headSha) shownSha = diff.headSha;
-      renderDiff(el.changes, diff, op);
+      renderDiff(el.diffBody, diff, op);
       renderActions();
     } catch (err) {
       fill(
-        el.changes,
+        el.diffBody,
         notice(
           'error',
           'The diff could not be loaded',
@@ -702,6 +815,7 @@ export function operationView(root, id, session) {
     el.transcript.hidden = name !== 'transcript';
     renderTabs();
     if (name === 'changes') loadDiff(force);
+    else if (op) renderDiffBar();
     if (name === 'transcript') loadTranscript();
   }
 
@@ -733,6 +847,8 @@ export function operationView(root, id, session) {
     if (!shownSha && op.pullRequest?.headSha && tab !== 'changes') shownSha = op.pullRequest.headSha;
     renderHeader();
     renderActions();
+    renderSteering();
+    renderDiffBar();
     renderOverview();
     renderProgress();
     renderUsage();
@@ -815,6 +931,9 @@ export function operationView(root, id, session) {
           { class: 'op-header card' },
           h('div', { class: 'op-header-main' }, el.status, el.title, el.meta, el.description),
           el.actions,
+          el.plan,
+          el.steer,
+          el.deploy,
         ),
         el.flash,
         h(
@@ -832,7 +951,12 @@ export function operationView(root, id, session) {
         ),
       ),
     );
+    fill(el.changes, el.diffBar, el.ledger, el.diffBody);
     update(op);
+    // The first render is not a status change: load the verification block now (it used to
+    // wait for the next status, so a freshly opened operation stayed on "Checking…").
+    loadVerification();
+    if (tab !== 'overview') showTab(tab);
     loadBoard();
     connect();
   })();

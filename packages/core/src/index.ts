@@ -7,5 +7,6 @@ export * from './operation.ts';
 export * from './operation-event.ts';
 export * from './outcome-reason.ts';
 export * from './parse-unified-diff.ts';
+export * from './review-ledger.ts';
 export * from './state-machine.ts';
 export * from './transient-errors.ts';

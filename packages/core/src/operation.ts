@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
+import { LedgerRound } from './review-ledger.ts';
 
 export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
 export const OperationType = z.enum(OPERATION_TYPES);
@@ -250,6 +251,8 @@ export const Operation = z.object({
   /** Ask for plan confirmation (true) or skip it (false, Slack `--auto`); unset: the default rule. */
   confirmPlan: z.boolean().optional(),
   planConfirmation: PlanConfirmation.optional(),
+  /** Every revision round: who asked what, where, and what the revision did about it (oldest first). */
+  ledger: z.array(LedgerRound).optional(),
   stuck: StuckReport.optional(),
   /** Open branches of other operations that touch the same files. */
   overlaps: z

@@ -1,6 +1,7 @@
 export * from './approval-policy.ts';
 export * from './baseline-checks.ts';
 export * from './ci-revision.ts';
+export * from './demo-mode.ts';
 export * from './deploy-operation.ts';
 export * from './deploy-webhook.ts';
 export * from './frame/job-frame.ts';

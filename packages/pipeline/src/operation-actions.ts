@@ -2,6 +2,7 @@ import { type Operation, PullwrightError } from '@pullwright/core';
 import type { Action } from '@pullwright/policy';
 import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
+import { DEMO_REFUSAL } from './demo-mode.ts';
 import type { Deployer } from './deploy-operation.ts';
 
 /**
@@ -15,15 +16,24 @@ export class OperationActions {
     private readonly queue: CodeQueue,
     readonly policy: ApprovalPolicy,
     private readonly deployer?: Deployer,
+    /** Demo mode: no model is configured, so new requests are refused with the way out (DEMO_REFUSAL). */
+    private readonly demo = false,
   ) {}
 
   /** For entry points whose action is not one of the methods below (a revise comment, a thread message). */
   async authorize(id: string | undefined, by: Caller, action: Action): Promise<void> {
+    this.#refuseInDemo(action);
     this.policy.authorize(by, action, id ? await this.store.get(id) : undefined);
+  }
+
+  /** Demo mode refuses new requests (every surface asks `request` first), naming how to add a model. */
+  #refuseInDemo(action: Action): void {
+    if (this.demo && action === 'request') throw new PullwrightError('conflict', DEMO_REFUSAL, { demo: true });
   }
 
   /** A new request: the caller needs the role to request; enqueued once per idempotency key. */
   async create(input: NewOperation, idempotencyKey?: string): Promise<{ op: Operation; created: boolean }> {
+    this.#refuseInDemo('request');
     this.policy.authorize(input.requester, 'request');
     if (input.budget) this.policy.authorizeBudget(input.requester, input.budget);
     const result = idempotencyKey
@@ -108,6 +118,38 @@ export class OperationActions {
     if (!ci.enabled || ci.max_attempts === 0)
       throw new PullwrightError('forbidden', `CI revisions are off for ${op.repo} (triggers.ci in the policy)`);
     return ci;
+  }
+
+  /**
+   * A change request in words (a Slack thread reply or modal, the dashboard box, REST
+   * `/revise`): one ledger entry from `by`, then the same revise job as a GitHub review.
+   * `requestId` makes a redelivered request revise once; `ref` is its id where it was said
+   * (a Slack message ts without the dot), else the time. Refused before a PR exists: until
+   * then a message to the running operation steers it instead.
+   */
+  async requestChanges(
+    id: string,
+    by: Caller & { source: 'slack' | 'dashboard' | 'api' },
+    instruction: string,
+    requestId: string,
+    ref = Date.now(),
+  ): Promise<{ requestId: string; jobId: string }> {
+    const op = await this.store.get(id);
+    this.policy.authorize(by, 'revise', op);
+    if (!op.pullRequest || !['awaiting_approval', 'approved', 'running'].includes(op.status)) {
+      throw new PullwrightError(
+        'invalid_transition',
+        op.pullRequest
+          ? `changes can be requested while the pull request is open; ${id} is ${op.status}`
+          : `${id} has no pull request yet; send the model a message instead`,
+        { from: op.status, to: 'running' },
+      );
+    }
+    const jobId = await this.revise(id, by, {
+      requestId,
+      feedback: [{ id: ref, kind: by.source, user: by.user, body: instruction }],
+    });
+    return { requestId, jobId };
   }
 
   /**

@@ -55,4 +55,6 @@ export interface PipelineDeps {
   deployer: Deployer;
   /** Signs the verification block in PR bodies (config VERIFICATION_KEY); no block without one. */
   verificationKey?: string | undefined;
+  /** PUBLIC_URL: where people open the dashboard (links in the tracking comment); none without it. */
+  publicUrl?: string | undefined;
 }

@@ -1,6 +1,7 @@
-import type { Operation } from '@pullwright/core';
+import type { LedgerEntry, LedgerSource, Operation } from '@pullwright/core';
 import type { ReviewFeedback } from '@pullwright/queue';
 import { z } from 'zod';
+import { outcomeText } from './tracking-comment.ts';
 
 export type ReplyOutcome = 'fixed' | 'declined' | 'question';
 
@@ -77,22 +78,39 @@ function balancedObject(text: string, start: number): string {
   return text.slice(start);
 }
 
+/** What the reviewer reads in the thread: the same words as the ledger's outcome. */
 export function replyText(reply: RevisionReply, sha: string): string {
-  switch (reply.outcome) {
-    case 'fixed':
-      return `Fixed in ${sha}.${reply.note ? ` ${reply.note}` : ''}`;
-    case 'declined':
-      return `Declined: ${reply.note || 'no reason given'}`;
-    case 'question':
-      return `Question: ${reply.note || 'could you say more?'}`;
-  }
+  return outcomeText({ outcome: reply.outcome, note: reply.note }, sha);
 }
 
-export function revisionSummary(replies: RevisionReply[], sha: string): string {
-  const rows = replies.map((r) => {
-    const where = r.feedback.path ? ` on \`${r.feedback.path}${r.feedback.line ? `:${r.feedback.line}` : ''}\`` : '';
-    const said = r.feedback.body.trim().split('\n')[0]!.slice(0, 80).replace(/\|/g, '\\|');
-    return `| @${r.feedback.user}${where}: ${said} | ${replyText(r, sha).replace(/\|/g, '\\|')} |`;
-  });
-  return ['Revision pushed. Replies:', '', '| Comment | Reply |', '|---|---|', ...rows].join('\n');
+const SOURCES: Record<ReviewFeedback['kind'], LedgerSource> = {
+  review: 'github',
+  review_comment: 'github',
+  issue_comment: 'github',
+  check_run: 'github',
+  slack: 'slack',
+  dashboard: 'dashboard',
+  api: 'api',
+};
+
+/** A ledger entry for one piece of feedback, its outcome still open. */
+export function ledgerEntry(f: ReviewFeedback): LedgerEntry {
+  return {
+    source: SOURCES[f.kind],
+    kind: f.kind,
+    ref: f.id,
+    user: f.user,
+    text: f.body.trim(),
+    ...(f.path ? { path: f.path } : {}),
+    ...(f.line ? { line: f.line } : {}),
+  };
+}
+
+/** The entries with what the revision decided for each. */
+export function answeredEntries(replies: RevisionReply[]): LedgerEntry[] {
+  return replies.map((r) => ({
+    ...ledgerEntry(r.feedback),
+    outcome: r.outcome,
+    ...(r.note.trim() ? { note: r.note.trim().slice(0, 2000) } : {}),
+  }));
 }

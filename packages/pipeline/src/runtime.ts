@@ -6,7 +6,14 @@ import {
   priceTableWith,
   ReplayProvider,
 } from '@pullwright/agent';
-import { type Config, configSecrets, type Logger, type ProcessRole, PullwrightError } from '@pullwright/core';
+import {
+  type Config,
+  configSecrets,
+  type Logger,
+  type Operation,
+  type ProcessRole,
+  PullwrightError,
+} from '@pullwright/core';
 import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey, tracedForge } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
@@ -27,6 +34,7 @@ import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '
 import { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
+import { DEMO_REFUSAL, isDemoRequest } from './demo-mode.ts';
 import { Deployer } from './deploy-operation.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
@@ -51,6 +59,8 @@ export interface Runtime extends PipelineDeps {
   /** The merge job calls `deployAfterMerge` once an operation is merged. */
   deployer: Deployer;
   locks: RuntimeLocks;
+  /** Demo mode (no model configured): only the seeded demo operation runs; see DEMO_REFUSAL. */
+  demo: boolean;
   close(): Promise<void>;
 }
 
@@ -58,12 +68,20 @@ export interface Runtime extends PipelineDeps {
  * One provider per operation: the replay provider keeps its place in the transcript, and a
  * real provider's per-conversation state (Anthropic's thinking-turn memory) stays with it.
  */
-export function createModelProviderFactory(config: Config, logger: Logger): () => ModelProvider {
+export function createModelProviderFactory(
+  config: Config,
+  logger: Logger,
+  demo = false,
+): (op: Pick<Operation, 'repo' | 'description'>) => ModelProvider {
   if (config.llm.provider === 'replay') {
     const file = config.llm.replayFile;
     if (!file) throw new PullwrightError('config_invalid', 'REPLAY_FILE is required when LLM_PROVIDER=replay');
     const transcript = loadReplayTranscript(file);
-    return () => new ReplayProvider(transcript);
+    return (op) => {
+      // The demo recording answers the demo request only: a different request gets the reason, not its answer.
+      if (demo && !isDemoRequest(op)) throw new PullwrightError('config_invalid', DEMO_REFUSAL);
+      return new ReplayProvider(transcript);
+    };
   }
   const replayUnavailable = (): ModelProvider => {
     throw new PullwrightError('config_invalid', 'replay is not configured');
@@ -121,11 +139,14 @@ export async function createRuntime(
   config: Config,
   logger: Logger,
   redactor = new Redactor({ secrets: configSecrets(config) }),
-  options: { role?: ProcessRole } = {},
+  options: { role?: ProcessRole; demo?: boolean } = {},
 ): Promise<Runtime> {
   const runsOperations = options.role !== 'api';
+  const demo = options.demo ?? false;
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
-  const createProvider = runsOperations ? createModelProviderFactory(config, logger) : () => notInThisProcess('model');
+  const createProvider = runsOperations
+    ? createModelProviderFactory(config, logger, demo)
+    : () => notInThisProcess('model');
   // The API runs no repository code: it starts without a sandbox on hosts that have none.
   const runner = runsOperations ? await createSandbox(config, logger) : new NoCommandRunner();
   const service = loadServicePolicy(config.policyFile);
@@ -207,10 +228,12 @@ export async function createRuntime(
     branches,
     checkTimeoutMs: config.checkTimeoutMs,
     planConfirmationTimeoutMs: config.planConfirmationTimeoutMs,
-    actions: new OperationActions(store, queue, approvalPolicy, deployer),
+    actions: new OperationActions(store, queue, approvalPolicy, deployer, demo),
+    demo,
     approvalPolicy,
     deployer,
     verificationKey: config.verificationKey,
+    publicUrl: config.publicUrl,
     locks,
     async close() {
       await githubForge?.close();

@@ -10,12 +10,15 @@ export const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().
 export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
 
 /**
- * One piece of feedback a revision answers: a review's body, an inline comment, a
- * `/pullwright` comment, or a failing CI check (its name, summary, annotations and log excerpt).
+/**
+ * One piece of feedback a revision answers: a review's body, an inline comment or a
+ * `/pullwright` comment on GitHub; a change request from Slack (a thread reply, the modal),
+ * the dashboard or REST; or a failing CI check (its name, summary, annotations and log
+ * excerpt). `id` is the comment id there (Slack: the message ts without its dot).
  */
 export const ReviewFeedback = z.object({
   id: z.number().int().nonnegative(),
-  kind: z.enum(['review', 'review_comment', 'issue_comment', 'check_run']),
+  kind: z.enum(['review', 'review_comment', 'issue_comment', 'check_run', 'slack', 'dashboard', 'api']),
   user: z.string().min(1).max(100),
   body: z.string().max(20_000),
   path: z.string().max(1000).optional(),

@@ -51,6 +51,8 @@ export interface NewOperation {
   budget?: Budget;
   requester: Requester;
   origin?: Origin;
+  /** Wait for Start / Modify on the plan (true), or start at once (false); unset: the default rule. */
+  confirmPlan?: boolean;
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */

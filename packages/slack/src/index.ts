@@ -10,5 +10,6 @@ export * from './slack-messages.ts';
 export * from './slack-notifier.ts';
 export * from './slack-payloads.ts';
 export * from './slack-permissions.ts';
+export * from './slack-review-messages.ts';
 export * from './slack-sessions.ts';
 export * from './slack-signature.ts';

@@ -1,6 +1,6 @@
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import type { Redactor } from '@pullwright/security';
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, View } from '@slack/types';
 import { LogLevel, type Logger as SlackLogger, WebAPIPlatformError, WebClient } from '@slack/web-api';
 
 /** What every Slack message carries: `text` is the notification and screen-reader fallback. */
@@ -101,6 +101,11 @@ export class SlackClient {
 
   async postEphemeral(channel: string, user: string, message: SlackMessage): Promise<void> {
     await this.#call('chat.postEphemeral', { channel, user, ...message });
+  }
+
+  /** Opens a modal for the person who clicked (`trigger_id` lives 3 s). */
+  async openView(triggerId: string, view: View): Promise<void> {
+    await this.#call('views.open', { trigger_id: triggerId, view });
   }
 
   /** The bot's own user id: its messages in a thread are not replies to pass to the model. */

@@ -10,8 +10,8 @@ import { mayCancel } from './slack-permissions.ts';
 const STATUS_LIST_SIZE = 5;
 
 /**
- * Slash commands: `/debug`, `/implement`, `/fix` queue an operation; `/status` and
- * `/cancel` act on one. Answers are what Slack shows the user (ephemeral unless said).
+ * Slash commands: `/debug`, `/implement`, `/fix` queue an operation; `/status`, `/cancel`
+ * and `/deploy` act on one. Answers are what Slack shows the user (ephemeral unless said).
  */
 export class SlackCommandHandler {
   constructor(private readonly deps: SlackDeps) {}
@@ -27,6 +27,8 @@ export class SlackCommandHandler {
           return await this.#status(form, cmd.opId);
         case 'cancel':
           return await this.#cancel(form, cmd.opId);
+        case 'deploy':
+          return await this.#deploy(form, cmd.opId);
         case 'run':
           return await this.#run(form, cmd);
       }
@@ -98,6 +100,13 @@ export class SlackCommandHandler {
       (op) => op.requester.source === 'slack' && op.requester.channel === form.channel_id,
     );
     return ephemeral(messages.list(recent.slice(0, STATUS_LIST_SIZE)));
+  }
+
+  /** `/deploy`: the policy's deploy role decides (a refusal names it); progress follows in the thread. */
+  async #deploy(form: SlashCommandForm, opId: string): Promise<SlackResponse> {
+    const op = await this.deps.actions.deploy(opId, { user: form.user_id, source: 'slack' });
+    const target = op.deploy?.target ? ` to ${op.deploy.target}` : '';
+    return ephemeral(this.deps.messages.notice(`Deploying ${opId}${target}; progress follows in its thread.`));
   }
 
   async #cancel(form: SlashCommandForm, opId: string): Promise<SlackResponse> {

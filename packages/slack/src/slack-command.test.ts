@@ -51,7 +51,9 @@ describe('parseSlackCommand', () => {
     ['/implement', 'x --base ../../etc', /--base/],
     ['/implement', 'x --base -rf', /--base/],
     ['/implement', 'x --base a --base b', /twice/],
-    ['/deploy', 'prod', /unknown command/],
+    ['/deploy', 'prod', /"prod" is not an operation id/],
+    ['/deploy', '', /name the operation to deploy/],
+    ['/ship', 'x', /unknown command/],
     ['/status', 'not an id!', /not an operation id/],
     ['/cancel', '', /name the operation/],
     ['/cancel', 'ABC', /not an operation id/],
@@ -62,10 +64,11 @@ describe('parseSlackCommand', () => {
     expect(parsed.kind === 'usage' && parsed.problem).toMatch(problem);
   });
 
-  it('reads /status and /cancel', () => {
+  it('reads /status, /cancel and /deploy', () => {
     expect(parseSlackCommand('/status', '')).toEqual({ kind: 'status', opId: undefined });
     expect(parseSlackCommand('/status', ' lx2k9a3f01ab ')).toEqual({ kind: 'status', opId: 'lx2k9a3f01ab' });
     expect(parseSlackCommand('/cancel', 'lx2k9a3f01ab')).toEqual({ kind: 'cancel', opId: 'lx2k9a3f01ab' });
+    expect(parseSlackCommand('/deploy', 'lx2k9a3f01ab')).toEqual({ kind: 'deploy', opId: 'lx2k9a3f01ab' });
   });
 
   it('refuses a description longer than an operation may hold', () => {

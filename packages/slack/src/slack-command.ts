@@ -18,6 +18,7 @@ export type SlackCommand =
     }
   | { kind: 'status'; opId: string | undefined }
   | { kind: 'cancel'; opId: string }
+  | { kind: 'deploy'; opId: string }
   | { kind: 'usage'; command: string; problem: string };
 
 /** The operation schema's limit. */
@@ -31,6 +32,8 @@ export function slackUsage(command: string): string {
       return 'Usage: `/status [operation id]`\nExample: `/status lx2k9a3f01ab`';
     case '/cancel':
       return 'Usage: `/cancel <operation id>`\nExample: `/cancel lx2k9a3f01ab`';
+    case '/deploy':
+      return 'Usage: `/deploy <operation id>` (a merged operation; needs the deploy role)\nExample: `/deploy lx2k9a3f01ab`';
     default:
       return [
         `Usage: \`${command} [owner/repo] <description> [--base <branch>] [--budget <usd>] [--auto]\``,
@@ -77,6 +80,10 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
   if (command === '/cancel') {
     if (text === '') return usage('name the operation to cancel');
     return OP_ID.test(text) ? { kind: 'cancel', opId: text } : usage(`"${text.slice(0, 60)}" is not an operation id`);
+  }
+  if (command === '/deploy') {
+    if (text === '') return usage('name the operation to deploy');
+    return OP_ID.test(text) ? { kind: 'deploy', opId: text } : usage(`"${text.slice(0, 60)}" is not an operation id`);
   }
   const type = SLACK_RUN_COMMANDS[command as keyof typeof SLACK_RUN_COMMANDS];
   if (!type) return usage(`unknown command ${command.slice(0, 40)}`);

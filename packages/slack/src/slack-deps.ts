@@ -13,6 +13,10 @@ export interface SlackActions {
   cancel(id: string, by: By): Promise<Operation>;
   /** Throws a typed refusal naming the missing role when `by` may not do `action`. */
   authorize(id: string | undefined, by: By, action: 'request' | 'revise'): Promise<void>;
+  /** Words asking for changes to an open PR: a ledger entry and a revise job (`permissions.revise`). */
+  requestChanges(id: string, by: By, instruction: string, requestId: string, ref?: number): Promise<unknown>;
+  /** Starts the deploy of a merged operation (the deploy role); it runs in the background. */
+  deploy(id: string, by: By): Promise<Operation>;
 }
 
 export interface SlackSettings {

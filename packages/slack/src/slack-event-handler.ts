@@ -6,15 +6,20 @@ import { mayCancel } from './slack-permissions.ts';
 export type EventOutcome =
   | { kind: 'challenge'; challenge: string }
   | { kind: 'delivered'; opId: string }
+  | { kind: 'revision'; opId: string }
   | { kind: 'cancelled'; opId: string }
   | { kind: 'ignored'; why: string };
 
 /** The reaction that stops an operation when put on its channel message. */
 export const STOP_REACTION = 'x';
 
+/** Once the PR is open, a thread reply asks for changes: a revision, not a message to a model that has stopped. */
+const REVISABLE = new Set(['awaiting_approval', 'approved']);
+
 /**
- * Events API: replies in an operation's thread go to its inbox (the model reads them
- * before its next step); a ❌ on its channel message cancels it.
+ * Events API: replies in an operation's thread go to its inbox while it runs (the model
+ * reads them before its next step) and become change requests once its PR is open; a ❌ on
+ * its channel message cancels it.
  */
 export class SlackEventHandler {
   constructor(private readonly deps: SlackDeps) {}
@@ -36,7 +41,8 @@ export class SlackEventHandler {
     const opId = await this.deps.sessions.findByThread(e.channel, e.thread_ts);
     if (!opId) return { kind: 'ignored', why: 'not an operation thread' };
     const op = await this.deps.store.find(opId);
-    if (!op || (op.status !== 'running' && op.status !== 'queued')) {
+    const revising = op !== undefined && REVISABLE.has(op.status);
+    if (!op || (op.status !== 'running' && op.status !== 'queued' && !revising)) {
       const why = `operation is ${op?.status ?? 'gone'}`;
       if (op && this.deps.client.hasBot) {
         // Say so: a silently dropped instruction is worse than none.
@@ -52,11 +58,20 @@ export class SlackEventHandler {
     }
     const text = e.text.trim().slice(0, 10_000);
     if (!text) return { kind: 'ignored', why: 'empty' };
+    const by = { user: e.user, source: 'slack' as const };
     // Steering the model is revising: the repository policy's `permissions.revise` decides.
     try {
-      await this.deps.actions.authorize(opId, { user: e.user, source: 'slack' }, 'revise');
+      if (revising) {
+        // The message ts names the request: Slack's redelivery of the same reply revises once.
+        const ref = Number(e.ts.replace('.', ''));
+        await this.deps.actions.requestChanges(opId, by, text, `slack-${e.ts.replace('.', '')}`, ref);
+        if (this.deps.client.hasBot)
+          await this.deps.client.postMessage(e.channel, this.deps.messages.changesRequested(e.user, text), e.thread_ts);
+        return { kind: 'revision', opId };
+      }
+      await this.deps.actions.authorize(opId, by, 'revise');
     } catch (err) {
-      if (!(isPullwrightError(err) && err.code === 'forbidden')) throw err;
+      if (!(isPullwrightError(err) && (err.code === 'forbidden' || err.code === 'invalid_transition'))) throw err;
       if (this.deps.client.hasBot)
         await this.deps.client.postEphemeral(e.channel, e.user, this.deps.messages.notice(err.message));
       return { kind: 'ignored', why: err.message };

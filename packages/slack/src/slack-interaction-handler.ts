@@ -9,8 +9,16 @@ import {
   PLAN_START_ACTION,
   REJECT_ACTION,
 } from './slack-messages.ts';
-import type { BlockActionsPayload } from './slack-payloads.ts';
+import type { BlockActionsPayload, ViewSubmissionPayload } from './slack-payloads.ts';
 import { mayApprove, mayCancel } from './slack-permissions.ts';
+import {
+  DEPLOY_ACTION,
+  REVISE_ACTION,
+  REVISE_BLOCK,
+  REVISE_INPUT,
+  REVISE_VIEW,
+  requestChangesModal,
+} from './slack-review-messages.ts';
 
 export type InteractionOutcome =
   | 'approved'
@@ -20,7 +28,14 @@ export type InteractionOutcome =
   | 'cancelled'
   | 'refused'
   | 'failed'
-  | 'ignored';
+  | 'ignored'
+  | 'opened'
+  | 'deploying';
+
+/** What Slack does with a modal submission: close it (`{}`), or show an error under the text box. */
+export type ViewAnswer = Record<string, never> | { response_action: 'errors'; errors: Record<string, string> };
+
+const OP_ID = /^[a-z0-9]{6,40}$/;
 
 const PLAN_ACTIONS = new Set([PLAN_START_ACTION, PLAN_MODIFY_ACTION, PLAN_CANCEL_ACTION]);
 
@@ -35,6 +50,8 @@ export class SlackInteractionHandler {
   async handle(payload: BlockActionsPayload): Promise<InteractionOutcome> {
     const action = payload.actions[0]!;
     if (PLAN_ACTIONS.has(action.action_id)) return this.#plan(payload, action.action_id);
+    if (action.action_id === REVISE_ACTION) return this.#openRevise(payload);
+    if (action.action_id === DEPLOY_ACTION) return this.#deploy(payload);
     if (action.action_id !== APPROVE_ACTION && action.action_id !== REJECT_ACTION) return 'ignored';
     const match = /^([a-z0-9]{6,40}):([0-9a-f]{7,64})$/.exec(action.value ?? '');
     if (!match) return 'ignored';
@@ -100,6 +117,71 @@ export class SlackInteractionHandler {
       await this.#tell(payload, `Could not act on the plan of ${opId}: ${err.message}`);
       return 'failed';
     }
+  }
+
+  /**
+   * Request changes: the modal opens only for someone the policy lets revise (the refusal,
+   * naming the missing role, is said at once instead of after they typed).
+   */
+  async #openRevise(payload: BlockActionsPayload): Promise<InteractionOutcome> {
+    const opId = OP_ID.exec(payload.actions[0]!.value ?? '')?.[0];
+    if (!opId || !payload.trigger_id) return 'ignored';
+    const by = { user: payload.user.id, source: 'slack' as const };
+    try {
+      await this.deps.actions.authorize(opId, by, 'revise');
+      const op = await this.deps.store.get(opId);
+      await this.deps.client.openView(payload.trigger_id, requestChangesModal(op, op.pullRequest?.number));
+      return 'opened';
+    } catch (err) {
+      if (!isPullwrightError(err)) throw err;
+      await this.#tell(payload, `Could not request changes to ${opId}: ${err.message}`);
+      return err.code === 'forbidden' ? 'refused' : 'failed';
+    }
+  }
+
+  /** Deploy: the policy's deploy role decides; progress follows in the thread (`deploy` events). */
+  async #deploy(payload: BlockActionsPayload): Promise<InteractionOutcome> {
+    const opId = OP_ID.exec(payload.actions[0]!.value ?? '')?.[0];
+    if (!opId) return 'ignored';
+    try {
+      await this.deps.actions.deploy(opId, { user: payload.user.id, source: 'slack' });
+      return 'deploying';
+    } catch (err) {
+      if (!isPullwrightError(err)) throw err;
+      await this.#tell(payload, `Could not deploy ${opId}: ${err.message}`);
+      return err.code === 'forbidden' ? 'refused' : 'failed';
+    }
+  }
+
+  /**
+   * The Request changes modal, submitted: the same revise job as a GitHub review. A refusal
+   * shows under the text box (the modal stays open); the view id makes a resubmission revise once.
+   */
+  async handleView(payload: ViewSubmissionPayload): Promise<ViewAnswer> {
+    if (payload.view.callback_id !== REVISE_VIEW) return {};
+    const opId = OP_ID.exec(payload.view.private_metadata)?.[0];
+    const text = payload.view.state.values[REVISE_BLOCK]?.[REVISE_INPUT]?.value?.trim();
+    const error = (message: string): ViewAnswer => ({ response_action: 'errors', errors: { [REVISE_BLOCK]: message } });
+    if (!opId) return error('This form does not name an operation; press Request changes again.');
+    if (!text) return error('Say what should change.');
+    const user = payload.user.id;
+    try {
+      await this.deps.actions.requestChanges(opId, { user, source: 'slack' }, text, `slack-view-${payload.view.id}`);
+    } catch (err) {
+      if (!isPullwrightError(err)) throw err;
+      return error(err.message.slice(0, 1900));
+    }
+    await this.#say(opId, this.deps.messages.changesRequested(user, text));
+    return {};
+  }
+
+  /** Posts in the operation's thread, when it has one and a bot to post with. */
+  async #say(opId: string, message: { text: string }): Promise<void> {
+    const session = await this.deps.sessions.get(opId);
+    if (!session?.rootTs || !this.deps.client.hasBot) return;
+    await this.deps.client
+      .postMessage(session.channel, message, session.rootTs)
+      .catch((err: unknown) => this.deps.logger.warn({ err, opId }, 'slack: thread note failed'));
   }
 
   /** An ephemeral answer to the one who clicked; the thread keeps the shared story. */

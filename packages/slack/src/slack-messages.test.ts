@@ -38,7 +38,7 @@ describe('SlackMessages', () => {
   it('cuts long text and links the rest to the dashboard', () => {
     const out = messages.truncate('a'.repeat(5000), 100, 'lx2k9a3f01ab');
     expect(out.startsWith('a'.repeat(100))).toBe(true);
-    expect(out).toContain('<https://pw.example.com/#op=lx2k9a3f01ab|full text in the dashboard>');
+    expect(out).toContain('<https://pw.example.com/#/op/lx2k9a3f01ab|full text in the dashboard>');
     expect(messages.truncate('short', 100, 'x')).toBe('short');
     // An entity is never cut in half.
     expect(messages.truncate(`${'a'.repeat(98)}<b`, 100, 'x').split('\n')[0]).toBe('a'.repeat(98));
@@ -60,7 +60,7 @@ describe('SlackMessages', () => {
       'tokens 12.3k in / 678 out',
       'cost $0.12 of $2.00',
       'react with :x: to stop',
-      '#op=lx2k9a3f01ab',
+      '#/op/lx2k9a3f01ab',
     ]) {
       expect(text).toContain(part);
     }

@@ -6,7 +6,12 @@ import {
   unknownEventType,
 } from '@pullwright/core';
 import type { KnownBlock } from '@slack/types';
+import { escapeSlackText } from './escape-slack-text.ts';
 import type { SlackMessage } from './slack-client.ts';
+
+export { escapeSlackText };
+
+import { changesRequested, deployButton, deployNote, reviseButton, revisedBlocks } from './slack-review-messages.ts';
 
 /** Slack refuses section text over 3000 characters; leave room for the dashboard link. */
 export const SLACK_TEXT_LIMIT = 2800;
@@ -56,14 +61,6 @@ export interface ProgressView {
   step: string | undefined;
   lastEventAt: string | undefined;
   budgetUsd: number | undefined;
-}
-
-/**
- * Slack reads `<…>` as links and mentions (`<!channel>` pings everyone) and `&` as an
- * entity: user and model text is escaped so it shows as written and pings nobody.
- */
-export function escapeSlackText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** `a.ts`, `b.ts` from an event's file list. */
@@ -138,7 +135,7 @@ export class SlackMessages {
   constructor(private readonly dashboardUrl: string) {}
 
   dashboardLink(opId: string): string {
-    return `${this.dashboardUrl}/#op=${opId}`;
+    return `${this.dashboardUrl}/#/op/${opId}`;
   }
 
   /** Escapes and cuts `text` to `max` characters, ending with a link to the full text in the dashboard. */
@@ -229,10 +226,24 @@ export class SlackMessages {
           elements: [
             actionButton(APPROVE_ACTION, 'Approve', value, 'primary'),
             { ...actionButton(REJECT_ACTION, 'Reject', value, 'danger'), confirm: CONFIRM_REJECT },
+            reviseButton(op.id),
           ],
         },
       ],
     };
+  }
+
+  /** After a revision: what was done, the interdiff link, and the review buttons for the new head. */
+  revised(op: Operation): SlackNote {
+    const pr = op.pullRequest!;
+    const { text, blocks } = revisedBlocks(op, this.dashboardUrl);
+    const buttons = this.approval(op, pr).blocks!.at(-1)!;
+    return { milestone: true, approval: true, text, blocks: [...blocks, buttons] };
+  }
+
+  /** A change request taken from Slack (modal or thread reply), said in the thread. */
+  changesRequested(user: string, text: string): SlackMessage {
+    return changesRequested(user, text);
   }
 
   /** The PR message once it has been decided: same link, no buttons. */
@@ -391,6 +402,14 @@ export class SlackMessages {
         return d.state === 'pending' ? this.planConfirmation(op, d.plan) : undefined;
       case 'cancel_requested':
         return plain(`:hand: Cancel requested by ${this.#who(d.by)}; stopping after the current step.`);
+      case 'revision':
+        return d.state === 'requested'
+          ? plain(`:pencil2: Revising: ${String(d.requests ?? 'the')} change request(s) to address.`)
+          : undefined;
+      case 'deploy': {
+        const m = deployNote(str(d.step) ?? '', d);
+        return m ? { ...m, milestone: true, approval: false } : undefined;
+      }
       case 'status':
         return this.#statusNote(str(d.to), d, op);
       // No thread note: the channel message's step line and the dashboard show these.
@@ -469,6 +488,12 @@ export class SlackMessages {
     });
     switch (to) {
       case 'awaiting_approval': {
+        if (str(d.revisionFailed))
+          return plain(
+            `:warning: The revision could not be completed; the branch is unchanged:\n${this.#codeBlock(str(d.revisionFailed)!, op.id)}`,
+            true,
+          );
+        if (str(d.revision) && op.pullRequest) return this.revised(op);
         const url = str(d.url);
         const sha = str(d.headSha);
         if (!url || !sha || typeof d.pullRequest !== 'number') return undefined;
@@ -481,8 +506,14 @@ export class SlackMessages {
         );
       case 'rejected':
         return plain(`:no_entry_sign: ${this.truncate(reason ?? 'Rejected.', OUTPUT_LIMIT, op.id)}`, true);
-      case 'merged':
-        return plain(`:tada: Merged${str(d.mergeSha) ? ` as \`${str(d.mergeSha)!.slice(0, 12)}\`` : ''}.`, true);
+      case 'merged': {
+        const text = `:tada: Merged${str(d.mergeSha) ? ` as \`${str(d.mergeSha)!.slice(0, 12)}\`` : ''}.`;
+        // The Deploy button: whoever presses it needs the deploy role (checked on click).
+        return {
+          ...plain(text, true),
+          blocks: [section(text), { type: 'actions', block_id: `pw_deploy_${op.id}`, elements: [deployButton(op.id)] }],
+        };
+      }
       case 'failed':
         return plain(`:boom: Failed:\n${this.#codeBlock(reason ?? 'no reason recorded', op.id)}`, true);
       case 'cancelled':

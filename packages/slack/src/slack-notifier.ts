@@ -142,8 +142,13 @@ export class SlackNotifier {
           continue;
         }
         const entries = await this.#feed.waitForNext(this.#blocking, cursor, this.#blockMs);
-        for (const { id, opId } of entries) {
-          if (opId && (await this.#deps.sessions.isActive(opId))) void this.sync(opId);
+        for (const { id, opId, type } of entries) {
+          // A deploy of a merged operation reports in the thread the merge had closed.
+          const follow =
+            opId &&
+            ((await this.#deps.sessions.isActive(opId)) ||
+              (type === 'deploy' && (await this.#deps.sessions.resume(opId))));
+          if (opId && follow) void this.sync(opId);
           cursor = id;
         }
         if (entries.length > 0) await this.#deps.sessions.setFeedCursor(cursor);
@@ -198,7 +203,7 @@ export class SlackNotifier {
       }
     }
     await this.#enforceBudget(view, op);
-    if (FINAL_STATUSES.has(op.status)) {
+    if (FINAL_STATUSES.has(op.status) && op.deploy?.status !== 'running') {
       await sessions.finish(opId, view.channel, view.rootTs);
       this.#rendered.delete(opId);
     }

@@ -18,6 +18,8 @@ export const BlockActionsPayload = z.object({
   user: z.object({ id: z.string().min(1) }),
   channel: z.object({ id: z.string() }).optional(),
   response_url: z.url().optional(),
+  /** Opens a modal (views.open) within 3 s of the click. */
+  trigger_id: z.string().max(200).optional(),
   actions: z.array(z.object({ action_id: z.string(), value: z.string().max(200).optional() })).min(1),
   /** The message's input blocks as the clicker left them: block id → action id → value. */
   state: z
@@ -27,6 +29,21 @@ export const BlockActionsPayload = z.object({
     .optional(),
 });
 export type BlockActionsPayload = z.infer<typeof BlockActionsPayload>;
+
+/** A modal's submission (`view_submission`): the Request changes form. */
+export const ViewSubmissionPayload = z.object({
+  type: z.literal('view_submission'),
+  user: z.object({ id: z.string().min(1) }),
+  view: z.object({
+    id: z.string().regex(/^[A-Za-z0-9]{1,60}$/),
+    callback_id: z.string(),
+    private_metadata: z.string().max(3000).default(''),
+    state: z.object({
+      values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().max(10_000).nullish() }))),
+    }),
+  }),
+});
+export type ViewSubmissionPayload = z.infer<typeof ViewSubmissionPayload>;
 
 export const SlackMessageEvent = z.object({
   type: z.literal('message'),

@@ -67,7 +67,7 @@ describe('plan confirmation messages', () => {
       const text = (b as { text?: { text: string } }).text?.text ?? '';
       expect(text.length).toBeLessThanOrEqual(SLACK_TEXT_LIMIT + 120);
     }
-    expect(JSON.stringify(note.blocks)).toContain('https://pw.example.com/#op=lx2k9a3f01ab');
+    expect(JSON.stringify(note.blocks)).toContain('https://pw.example.com/#/op/lx2k9a3f01ab');
   });
 
   it('the channel message says the operation waits for Start', () => {

@@ -120,6 +120,16 @@ export class SlackSessions {
     if (rootTs) await this.redis.expire(this.keys.thread(channel, rootTs), FINISHED_TTL_S);
   }
 
+  /**
+   * Follows a finished operation again (a deploy after the merge reports in its thread);
+   * false when its session is gone.
+   */
+  async resume(opId: string): Promise<boolean> {
+    if (!(await this.redis.persist(this.keys.session(opId)))) return false;
+    await this.redis.sadd(this.keys.active(), opId);
+    return true;
+  }
+
   /** True the first time an Events API delivery is seen (retries carry the same event id). */
   async claimEvent(eventId: string): Promise<boolean> {
     return (await this.redis.set(this.keys.event(eventId), '1', 'EX', EVENT_DEDUPE_TTL_S, 'NX')) === 'OK';

@@ -163,6 +163,7 @@ async function reviseConflict(
       trackingBody(
         running,
         `Merging into \`${op.baseBranch}\` conflicted in ${conflict.files.map((f) => `\`${f}\``).join(', ')}. A revision redoes the change on the new base; it will need a new approval.`,
+        deps.publicUrl,
       ),
     )
     .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'tracking comment update failed'));

@@ -1,5 +1,5 @@
 import { ALL_TOOLS, coderPrompt, runAgentLoop, TranscriptWriter } from '@pullwright/agent';
-import { type Operation, PullwrightError, transition } from '@pullwright/core';
+import { type Operation, PullwrightError, recordRound, settleRound, transition } from '@pullwright/core';
 import {
   type JobData,
   type OperationStore,
@@ -15,11 +15,12 @@ import { usageRecorder } from '../operation-accounting.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { pullRequestBody } from '../pull-request-body.ts';
 import {
+  answeredEntries,
+  ledgerEntry,
   parseReplies,
   type ReplyOutcome,
   type RevisionReply,
   replyText,
-  revisionSummary,
   revisionTask,
 } from '../revision-replies.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
@@ -110,11 +111,27 @@ const feedbackStep: Step<ReviseContext> = {
       return true;
     });
     if (ctx.feedback.length === 0) throw new StopOperation('failed', 'the review has no comments to act on');
+    // The ledger round: who asked what, against the head they saw. A retried job records it again, once.
+    const known = ctx.op.ledger?.find((r) => r.requestId === job.requestId);
+    ctx.op = await deps.store.update(
+      ctx.opId,
+      (cur) =>
+        recordRound(cur, {
+          requestId: job.requestId,
+          at: known?.at ?? new Date().toISOString(),
+          ...((known?.fromSha ?? pr.headSha) ? { fromSha: known?.fromSha ?? pr.headSha } : {}),
+          state: 'working',
+          entries: ctx.feedback.map(ledgerEntry),
+        }),
+      { type: 'revision', data: { state: 'requested', requestId: job.requestId, requests: ctx.feedback.length } },
+    );
     await deps.forge
       .upsertTrackingComment(
         ctx.op.repo,
         pr.number,
-        trackingBody(ctx.op, `Revising: ${ctx.feedback.length} comment(s) to address.`),
+        deps.redactor.redact(
+          trackingBody(ctx.op, `Revising: ${ctx.feedback.length} request(s) to address.`, deps.publicUrl),
+        ),
       )
       .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
     return { comments: ctx.feedback.length, revision: job.requestId };
@@ -231,7 +248,11 @@ const replyStep: Step<ReviseContext> = {
     ctx.op = await deps.store.update(
       ctx.opId,
       (cur) => {
-        const next = transition(cur, 'awaiting_approval', { headSha, pullRequest: { ...pr, headSha } });
+        const next = settleRound(
+          transition(cur, 'awaiting_approval', { headSha, pullRequest: { ...pr, headSha } }),
+          job.requestId,
+          { state: 'pushed', headSha, entries: answeredEntries(ctx.replies) },
+        );
         // The approval named an older head; the new one needs its own.
         delete next.approval;
         return next;
@@ -241,11 +262,18 @@ const replyStep: Step<ReviseContext> = {
         data: { to: 'awaiting_approval', revision: job.requestId, headSha, replies: ctx.replies.length },
       },
     );
+    const moved = headSha !== ctx.op.ledger?.find((r) => r.requestId === job.requestId)?.fromSha;
     await deps.forge
       .upsertTrackingComment(
         ctx.op.repo,
         pr.number,
-        deps.redactor.redact(trackingBody(ctx.op, revisionSummary(ctx.replies, short))),
+        deps.redactor.redact(
+          trackingBody(
+            ctx.op,
+            moved ? `Revision pushed as \`${short}\`.` : 'Revision done: no change was needed.',
+            deps.publicUrl,
+          ),
+        ),
       )
       .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
     return { replies: ctx.replies.length };
@@ -309,18 +337,36 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
         )
       : undefined;
     const moved = head && pr && head !== pr.headSha;
-    const back = await deps.store.transition(
+    const back = await deps.store.update(
       ctx.opId,
-      'awaiting_approval',
-      moved ? { headSha: head, pullRequest: { ...pr, headSha: head } } : {},
-      { revision: payload.requestId, revisionFailed: stop.reason, ...(moved ? { headSha: head } : {}) },
+      (cur) =>
+        settleRound(
+          transition(cur, 'awaiting_approval', moved ? { headSha: head, pullRequest: { ...pr, headSha: head } } : {}),
+          payload.requestId,
+          { state: 'failed', error: stop.reason.slice(0, 4000) },
+        ),
+      {
+        type: 'status',
+        data: {
+          to: 'awaiting_approval',
+          revision: payload.requestId,
+          revisionFailed: stop.reason,
+          ...(moved ? { headSha: head } : {}),
+        },
+      },
     );
     if (pr) {
       await deps.forge
         .upsertTrackingComment(
           back.repo,
           pr.number,
-          trackingBody(back, `The revision could not be completed; the branch is unchanged.\n\n${quote(stop.reason)}`),
+          deps.redactor.redact(
+            trackingBody(
+              back,
+              `The revision could not be completed; the branch is unchanged.\n\n${quote(stop.reason)}`,
+              deps.publicUrl,
+            ),
+          ),
         )
         .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
     }
