@@ -413,8 +413,6 @@ export class SlackMessages {
       case 'status':
         return this.#statusNote(str(d.to), d, op);
       // No thread note: the channel message's step line and the dashboard show these.
-      case 'revision':
-      case 'deploy':
       case 'created':
       case 'model':
       case 'tool':
