@@ -435,3 +435,21 @@ describe('documented knobs', () => {
     expect(Number(lint?.data.durationMs)).toBeLessThan(15_000);
   });
 });
+
+describe('a revision is judged against the head it revises', () => {
+  it('a check the PR made green (red on the base) going red again is not published', async () => {
+    const repo = await createRepo({ lintRedOnBase: true });
+    // The run fixes the base's lint debt: lint is green on the PR's head.
+    script(repo, [PLAN, tool('delete_file', { path: 'lint-debt.txt' }), text('Cleared the lint debt.'), ACCEPT]);
+    const id = await createOperation(repo);
+    const opened = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
+    expect(opened.checks.find((c) => c.name === 'lint')).toMatchObject({ passed: true });
+    const before = opened.pullRequest!.headSha;
+    // The revision brings the debt back: the same failure as on the base, yet a regression of the PR.
+    script(repo, [tool('write_file', { path: 'lint-debt.txt', content: 'old\n' }), DONE]);
+    await revise(opened, 'review');
+    const back = await waitForRevision(opened);
+    expect(back.pullRequest!.headSha).toBe(before);
+    expect(await reasonOf(back)).toMatch(/^check "lint" exited with 1/);
+  });
+});

@@ -1,3 +1,4 @@
+import { extractModelJson } from '@pullwright/agent';
 import type { LedgerEntry, LedgerSource, Operation } from '@pullwright/core';
 import type { ReviewFeedback } from '@pullwright/queue';
 import { z } from 'zod';
@@ -41,41 +42,15 @@ export function revisionTask(op: Operation, feedback: ReviewFeedback[]): string 
 
 /** Reads the model's reply block; a comment it did not answer gets "fixed" only if it was about the code. */
 export function parseReplies(finalText: string, feedback: ReviewFeedback[]): RevisionReply[] {
-  const blocks = [...finalText.matchAll(/\{\s*"replies"/g)].map((m) => balancedObject(finalText, m.index));
-  let parsed: z.infer<typeof ModelReplies> | undefined;
-  for (const block of blocks.reverse()) {
-    try {
-      const result = ModelReplies.safeParse(JSON.parse(block));
-      if (result.success) {
-        parsed = result.data;
-        break;
-      }
-    } catch {
-      // Not JSON: try the next candidate.
-    }
-  }
+  const parsed = extractModelJson(ModelReplies, finalText);
   return feedback.map((f, i) => {
-    const answer = parsed?.replies.find((r) => r.comment.trim().toUpperCase() === `C${i + 1}`);
+    const answer = parsed.ok
+      ? parsed.value.replies.find((r) => r.comment.trim().toUpperCase() === `C${i + 1}`)
+      : undefined;
     return answer
       ? { feedback: f, outcome: answer.outcome, note: answer.note }
       : { feedback: f, outcome: 'fixed', note: '' };
   });
-}
-
-/** The JSON object starting at `start`, up to its matching brace (strings respected), or the rest of the text. */
-function balancedObject(text: string, start: number): string {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return text.slice(start, i + 1);
-  }
-  return text.slice(start);
 }
 
 /** What the reviewer reads in the thread: the same words as the ledger's outcome. */

@@ -12,7 +12,8 @@ export function checkFailureText(run: CheckRun, redactor: { redact(s: string): s
 /**
  * verify: the checks on the final tree (the model loop's last run when it has one, else run
  * now), judged against the base: only failures the base did not have block, for every job
- * type; a fix or a debug must also make progress on a red `test` check. A revision that
+ * type; a fix or a debug must also turn a red `test` check green; a revision must also keep
+ * every check that passed on the head it revises. A revision that
  * changed nothing has nothing to verify.
  */
 export const verifyStep: Step<WorkContext> = {
@@ -32,7 +33,15 @@ export const verifyStep: Step<WorkContext> = {
       for (const name of checks.names()) runs.push(await checks.run(name));
     }
     const type = ctx.kind === 'revise' ? 'revise' : ctx.op.type;
-    const blocking = blockingFailures(type, runs, baselineOf(ctx));
+    // A revision is also judged against the head it revises: a check green there must stay
+    // green (a test the PR fixed may be red on the base, which alone would call it pre-existing).
+    const greenOnHead = new Set(ctx.kind === 'revise' ? ctx.op.checks.filter((c) => c.passed).map((c) => c.name) : []);
+    const blocking = [
+      ...new Set([
+        ...blockingFailures(type, runs, baselineOf(ctx)),
+        ...runs.filter((r) => !r.passed && greenOnHead.has(r.name)),
+      ]),
+    ];
     ctx.op = await deps.store.patch(
       ctx.opId,
       {
