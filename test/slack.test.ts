@@ -2,6 +2,7 @@ import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedCall } from './support/fake-slack.ts';
 import {
+  APP_TOKEN,
   APPROVER,
   BOT_TOKEN,
   CHANNEL,
@@ -26,23 +27,26 @@ function expectNoSecrets(s: SlackSystem) {
   for (const payload of [...s.fake.calls.map((c) => c.raw), ...s.answers]) {
     expect(payload).not.toContain(PLANTED);
     expect(payload).not.toContain(BOT_TOKEN);
+    expect(payload).not.toContain(APP_TOKEN);
     expect(payload.toLowerCase()).not.toContain('plantedtokeninthedescription');
     // Nothing credential-shaped at all. (A short fragment such as `xoxb-5555` can appear: the
     // pipeline derives the branch name from the first 40 characters of the description.)
     expect(payload).not.toMatch(/xox[abposr]-[A-Za-z0-9-]{10,}/i);
   }
-  // The token goes where Slack reads it, and only there.
-  for (const c of s.fake.calls.filter((c) => c.method !== 'response_url'))
+  // The token goes where Slack reads it, and only there (Socket Mode opens with the app token).
+  for (const c of s.fake.calls.filter((c) => c.method !== 'response_url' && c.method !== 'apps.connections.open'))
     expect(c.authorization).toBe(`Bearer ${BOT_TOKEN}`);
 }
 
 /** A sample repository whose test suite takes ~2.5 s, so an operation stays running long enough to talk to. */
 const SLOW_TEST = "import { test } from 'node:test';\ntest('slow', () => new Promise((r) => setTimeout(r, 2500)));\n";
 
-describe('Slack: thread as session, with a bot token', () => {
+// The whole thread-as-session story twice: Slack's requests as signed HTTP, and the same
+// payloads as Socket Mode envelopes over a local WebSocket (no public URL).
+describe.each(['http', 'socket'] as const)('Slack over %s: thread as session, with a bot token', (transport) => {
   let s: SlackSystem;
   beforeAll(async () => {
-    s = await startSlackSystem();
+    s = await startSlackSystem({ transport });
     await createSampleRepo(s.sys.runtime.localForge!);
     await createSampleRepo(s.sys.runtime.localForge!, 'acme/slow', { 'test/slow.test.js': SLOW_TEST });
   });

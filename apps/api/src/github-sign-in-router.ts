@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Config, Logger } from '@pullwright/core';
 import { githubApiBaseUrl } from '@pullwright/forge';
 import type { ApprovalPolicy } from '@pullwright/pipeline';
@@ -6,7 +6,7 @@ import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { admitsGitHubLogin } from './admits-github-login.ts';
 import { sendError } from './http-errors.ts';
-import { readCookie } from './session-auth.ts';
+import { readCookie, sameSecret } from './session-auth.ts';
 import { issueSession, overHttps } from './session-router.ts';
 import type { SessionStore } from './session-store.ts';
 import { validate } from './validate.ts';
@@ -32,11 +32,6 @@ interface GitHubSignInDeps {
   sessions: SessionStore;
   policy: Pick<ApprovalPolicy, 'identity'>;
   logger: Logger;
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(a), digest(b));
 }
 
 /**

@@ -25,7 +25,8 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-function sameSecret(a: string, b: string): boolean {
+/** Constant-time comparison of two secrets of any length (hashed first, so lengths do not leak). */
+export function sameSecret(a: string, b: string): boolean {
   const digest = (s: string) => createHash('sha256').update(s).digest();
   return timingSafeEqual(digest(a), digest(b));
 }
