@@ -1,15 +1,52 @@
 import { z } from 'zod';
 
+export const PlanStep = z.object({
+  /** `T1`…`Tn` in execution order; assigned by `numberPlan`, whatever the model wrote. */
+  id: z.string().optional(),
+  title: z.string().min(1),
+  files: z.array(z.string()).default([]),
+  acceptance: z.string().min(1),
+  /** Names of the repository checks that verify this step (per-step verification runs them after it). */
+  tests: z.array(z.string()).default([]),
+});
+export type PlanStep = z.infer<typeof PlanStep>;
+
 export const Plan = z.object({
+  /** `plan_0001`: one plan per operation; assigned by `numberPlan`. */
+  plan_id: z.string().optional(),
   summary: z.string().min(1),
-  steps: z
-    .array(
-      z.object({ title: z.string().min(1), files: z.array(z.string()).default([]), acceptance: z.string().min(1) }),
-    )
-    .min(1, 'needs at least one step'),
+  steps: z.array(PlanStep).min(1, 'needs at least one step'),
   risks: z.array(z.string()).default([]),
 });
 export type Plan = z.infer<typeof Plan>;
+
+/** The one plan id of an operation (seed 002: `plan_0001` unless one is given). */
+export const PLAN_ID = 'plan_0001';
+
+/**
+ * Stable ids (seed 002): the plan is `plan_0001`, its steps `T1`…`Tn` in the order they run.
+ * Assigned here, never taken from the model, so the plan, the events, the artifacts and the
+ * dashboard name the same task the same way on every run and every resume.
+ */
+export function numberPlan(plan: Plan): Plan {
+  return { ...plan, plan_id: PLAN_ID, steps: plan.steps.map((step, i) => ({ ...step, id: `T${i + 1}` })) };
+}
+
+/** The plan schema for a repository: every check a step names must exist there. */
+export function planSchemaFor(checkNames: readonly string[]) {
+  return Plan.superRefine((plan, ctx) => {
+    plan.steps.forEach((step, i) => {
+      for (const [j, name] of step.tests.entries()) {
+        if (!checkNames.includes(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['steps', i, 'tests', j],
+            message: `no check named "${name}"; the repository's checks are: ${checkNames.join(', ') || 'none'}`,
+          });
+      }
+    });
+  });
+}
 
 export const Review = z.object({
   decision: z.enum(['accept', 'request_changes']),
@@ -17,6 +54,26 @@ export const Review = z.object({
   must_fix: z.array(z.string()).default([]),
 });
 export type Review = z.infer<typeof Review>;
+
+/** The fixer's outcome (seed 000, "Code Fixer Output Format"): strict JSON, snake_case keys. */
+export const FixReport = z.strictObject({
+  status: z.enum(['fixed', 'failed']),
+  fixes_applied: z
+    .array(
+      z.strictObject({
+        file: z.string().min(1),
+        line: z.number().int().nonnegative().nullable(),
+        error_type: z.string().min(1),
+        description: z.string().min(1),
+        success: z.boolean().optional(),
+      }),
+    )
+    .default([]),
+  build_status: z.enum(['pass', 'fail']),
+  remaining_errors: z.array(z.string()).default([]),
+  attempts: z.number().int().positive(),
+});
+export type FixReport = z.infer<typeof FixReport>;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
