@@ -75,9 +75,15 @@ export function describeEvent(e) {
     }
     case 'phase':
       if (d.phase === 'plan' && d.plan)
-        return { text: `Plan ready: ${d.plan.steps?.length ?? 0} steps`, tone: 'status' };
+        return {
+          text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}`,
+          tone: 'status',
+        };
       if (d.phase === 'repair')
-        return { text: `Repair round ${d.round}: ${(d.failing ?? []).join(', ')}`, tone: 'bad' };
+        return {
+          text: `Repair round ${d.round}${d.taskId ? ` on ${d.taskId}` : ''}: ${(d.failing ?? []).join(', ')}`,
+          tone: 'bad',
+        };
       return { text: PHASE_LABELS[d.phase] ?? d.phase, tone: 'status' };
     case 'model': {
       const tools = Array.isArray(d.toolCalls) && d.toolCalls.length ? ` → ${d.toolCalls.join(', ')}` : '';
@@ -97,6 +103,24 @@ export function describeEvent(e) {
       };
     case 'checkpoint':
       return { text: `Checkpoint ${d.step}`, tone: 'quiet' };
+    case 'plan_step': {
+      const states = { started: 'started', verified: 'verified: its checks pass', failed: 'still red', done: 'done' };
+      const tone = d.state === 'failed' ? 'bad' : d.state === 'verified' ? 'good' : 'step';
+      return { text: `${d.taskId} ${states[d.state] ?? d.state}: ${clip(d.title ?? '')}`, tone };
+    }
+    case 'fix_report': {
+      // The fixer's strict JSON (seed 000): what it says it fixed; the checks that follow say whether it did.
+      if (!d.valid) return { text: `Fixer round ${d.round}: report not valid (${clip(d.problem ?? '')})`, tone: 'bad' };
+      const r = d.report;
+      const fixes = (r.fixes_applied ?? [])
+        .map((f) => `${f.file}${f.line ? `:${f.line}` : ''} ${f.error_type}`)
+        .join(', ');
+      const left = r.remaining_errors?.length ? `; ${r.remaining_errors.length} error(s) left` : '';
+      return {
+        text: `Fixer round ${d.round}${d.taskId ? ` (${d.taskId})` : ''}: ${r.status}, build ${r.build_status}${fixes ? ` — ${clip(fixes)}` : ''}${left}`,
+        tone: r.status === 'fixed' ? 'good' : 'bad',
+      };
+    }
     case 'check':
       return { text: `Check ${d.name} ${d.passed ? 'passed' : 'failed'}`, tone: d.passed ? 'good' : 'bad' };
     case 'message':

@@ -18,6 +18,7 @@ import {
   statusBadge,
   tokens,
 } from './dom.js';
+import { renderFailureReport, runRecordPanel } from './run-record.js';
 import { currentStep, describeEvent } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
@@ -182,6 +183,7 @@ function renderPlan(plan) {
   return h(
     'div',
     {},
+    plan.plan_id ? h('p', { class: 'muted small' }, h('code', {}, plan.plan_id)) : null,
     Array.isArray(plan.steps)
       ? h(
           'ol',
@@ -189,8 +191,8 @@ function renderPlan(plan) {
           plan.steps.map((step) =>
             h(
               'li',
-              {},
-              h('strong', {}, step.title),
+              { dataset: { task: step.id ?? '' } },
+              h('strong', {}, step.id ? `${step.id} · ${step.title}` : step.title),
               step.files?.length
                 ? h(
                     'span',
@@ -342,6 +344,7 @@ export function operationView(root, id, session) {
   let verification;
   let actionsKey = '';
   let closed = false;
+  const record = runRecordPanel(id);
 
   const el = {
     status: h('div', { id: 'op-status', class: 'op-status' }),
@@ -526,6 +529,7 @@ export function operationView(root, id, session) {
       op.review,
       op.evidence,
       op.error,
+      op.failureReport,
       op.checks,
       op.findings,
       op.risk,
@@ -553,6 +557,7 @@ export function operationView(root, id, session) {
             h('pre', { class: 'pre bad' }, op.error),
           )
         : null,
+      op.failureReport ? card('Failure report', 'op-failure-report', renderFailureReport(op.failureReport)) : null,
       card('Summary', 'op-summary', summary),
       op.evidence ? card('Evidence', 'op-evidence', renderEvidence(op.evidence)) : null,
       card('Checks', 'op-checks', renderChecks(op.checks, op)),
@@ -748,6 +753,7 @@ export function operationView(root, id, session) {
     renderProgress();
     renderUsage();
     renderTabs();
+    record.refresh();
     if (tab === 'changes' && op.pullRequest?.headSha && diffSha === null) loadDiff();
     if (statusChanged && board !== undefined) loadBoard();
     if (statusChanged && next.pullRequest) loadVerification();
@@ -843,6 +849,7 @@ export function operationView(root, id, session) {
             card('Usage', 'op-usage', el.usage),
             card('Timeline · newest first', 'op-timeline', el.timelineEmpty, el.timeline),
             card('Locks and overlaps', 'op-board', el.board),
+            card('Run record', 'op-run-record', record.element),
           ),
         ),
       ),

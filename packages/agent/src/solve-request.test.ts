@@ -4,19 +4,15 @@ import path from 'node:path';
 import { PathGuard } from '@pullwright/security';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetTracker } from './budget-tracker.ts';
-import type { ModelProvider, ModelRequest, ModelResponse, TextBlock, ToolUseBlock } from './model-provider.ts';
 import { MAX_FILE_IN_PROMPT } from './prompt-files.ts';
 import { priceTableWith } from './providers/price-table.ts';
+import { ScriptedModel, textReply, toolCall } from './providers/testing/scripted-model.ts';
 import type { FixReportEntry, PlanStepEvent, SolveInput } from './solve-request.ts';
 import { solveRequest } from './solve-request.ts';
 import type { CheckRun, CheckRunner } from './tools/define-tool.ts';
 
-type Reply = Array<TextBlock | ToolUseBlock>;
-const text = (t: string): Reply => [{ type: 'text', text: t }];
-let ids = 0;
-const tool = (name: string, input: Record<string, unknown>): Reply => [
-  { type: 'tool_use', id: `t${++ids}`, name, input },
-];
+const text = textReply;
+const tool = toolCall;
 const json = (v: unknown) => text(JSON.stringify(v));
 const ACCEPT = json({ decision: 'accept', reasons: ['done'], must_fix: [] });
 const fixReport = (round: number, file: string) => ({
@@ -26,25 +22,6 @@ const fixReport = (round: number, file: string) => ({
   remaining_errors: [],
   attempts: round,
 });
-
-/** Plays replies in order; records each request with the role it was for (read from the system prompt). */
-class ScriptedModel implements ModelProvider {
-  readonly name = 'scripted';
-  readonly calls: { role: string; request: ModelRequest }[] = [];
-  #next = 0;
-  constructor(private readonly replies: Reply[]) {}
-  async complete(request: ModelRequest): Promise<ModelResponse> {
-    const role = /Role: (\w+)/.exec(request.system)?.[1] ?? '?';
-    this.calls.push({ role, request: structuredClone(request) });
-    const content = this.replies[this.#next++] ?? text('out of script');
-    return {
-      content,
-      stopReason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
-      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
-      model: 'scripted',
-    };
-  }
-}
 
 /** A `test` check whose verdicts come from a list (then the last one repeats); every run is logged. */
 function scriptedChecks(verdicts: boolean[], log: string[]): CheckRunner {

@@ -16,6 +16,7 @@ describe('mergePolicies: the repository file only tightens', () => {
       auto_approve: { enabled: false, max_lines: 20, kinds: ['tests', 'docs'] },
       budgets: {},
       branches: { prefix: 'agent/' },
+      verification: { per_step: false },
     });
   });
 
@@ -68,6 +69,14 @@ describe('mergePolicies: the repository file only tightens', () => {
       'infra/**',
       'k8s/**',
     ]);
+  });
+
+  it('verification.per_step: on when either file asks for it; the repository cannot turn the service’s off', () => {
+    expect(merge('', '').verification.per_step).toBe(false);
+    expect(merge('', 'verification: { per_step: true }').verification.per_step).toBe(true);
+    expect(merge('verification: { per_step: true }', 'verification: { per_step: false }').verification.per_step).toBe(
+      true,
+    );
   });
 
   it('auto_approve.enabled: needs both the service and the repository', () => {

@@ -81,6 +81,7 @@ export function servicePolicy(service: ServicePolicyFile): Policy {
     },
     budgets: { ...service.budgets },
     branches: { prefix: service.branches?.prefix ?? 'agent/' },
+    verification: { per_step: service.verification?.per_step ?? false },
     ...(service.deploy ? { deploy: resolveDeploy(service.deploy) } : {}),
   };
 }
@@ -162,6 +163,8 @@ export function mergePolicies(service: ServicePolicyFile, repo: RepoPolicyFile, 
       ...optionalEntry('cost_usd', minDefined(base.budgets.cost_usd, repo.budgets?.cost_usd)),
     },
     branches: { prefix: prefix ?? base.branches.prefix },
+    // Stricter wins: either file can ask for every step to be verified on its own.
+    verification: { per_step: base.verification.per_step || (repo.verification?.per_step ?? false) },
     ...(deploy ? { deploy } : {}),
   };
 }

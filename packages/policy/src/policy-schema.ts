@@ -126,6 +126,16 @@ const policyShape = {
     })
     .optional(),
   deploy: DeploySettings.optional(),
+  verification: z
+    .strictObject({
+      /**
+       * Seed 004: after each plan step, the checks the step declares (`tests`) run, and a red
+       * step goes to the fixer before the next one starts. Default false: the checks run once
+       * the whole plan is done (fewer check runs; a slow suite makes per-step costly).
+       */
+      per_step: z.boolean().optional(),
+    })
+    .optional(),
 };
 
 /**
@@ -185,6 +195,8 @@ export const Policy = z.object({
     cost_usd: z.number().optional(),
   }),
   branches: z.object({ prefix: z.string() }),
+  /** Defaulted: a policy fixed on an operation before this key existed still reads. */
+  verification: z.object({ per_step: z.boolean() }).default({ per_step: false }),
   deploy: z
     .object({
       on_merge: z.boolean(),

@@ -424,6 +424,9 @@ export class SlackMessages {
       case 'merged':
         return plain(`:tada: Merged${str(d.mergeSha) ? ` as \`${str(d.mergeSha)!.slice(0, 12)}\`` : ''}.`, true);
       case 'failed':
+        // The failure report (Summary, Issues, Partial changes, Recommendation) when the job wrote one.
+        if (op.failureReport)
+          return plain(`:boom: ${this.truncate(slackMarkdown(op.failureReport), SLACK_TEXT_LIMIT, op.id)}`, true);
         return plain(`:boom: Failed:\n${this.#codeBlock(reason ?? 'no reason recorded', op.id)}`, true);
       case 'cancelled':
         return plain(
@@ -434,6 +437,15 @@ export class SlackMessages {
         return undefined;
     }
   }
+}
+
+/** The report's markdown in Slack's dialect: headings bold, bullets as •; code fences and `code` stay. */
+export function slackMarkdown(markdown: string): string {
+  return markdown
+    .replace(/^#{1,6} (.+)$/gm, '*$1*')
+    .replace(/^- /gm, '• ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function shownPlan(raw: unknown): ShownPlan | undefined {

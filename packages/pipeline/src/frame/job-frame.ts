@@ -108,7 +108,7 @@ export async function runJob<C extends FrameContext>(
     if (!(err instanceof StopOperation) && !isPullwrightError(err)) log.error({ err }, 'job crashed');
     ctx.op = await deps.store.get(opId);
     log.info({ status: stop.status, reason: deps.redactor.redact(stop.reason) }, 'job stopped');
-    return await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason)));
+    return await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason), stop.kind));
   } finally {
     await def.release(ctx, finished).catch((err) => log.warn({ err }, 'release failed'));
     await deps.events.append(opId, 'step', { step: 'release', job: def.kind }).catch(() => undefined);

@@ -28,8 +28,8 @@ import { prepareStep } from '../steps/prepare-step.ts';
 import { operationTranscript, readInbox, stopReason } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
-import { quote, trackingBody } from '../tracking-comment.ts';
-import { releaseWork, workContext, workInterrupted } from './work-job.ts';
+import { trackingBody } from '../tracking-comment.ts';
+import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };
 
@@ -316,12 +316,10 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
       { revision: payload.requestId, revisionFailed: stop.reason, ...(moved ? { headSha: head } : {}) },
     );
     if (pr) {
+      // The report is read before release removes the revision's worktree.
+      const report = await failureReportOf(ctx, stop, 'The revision could not be completed; the branch is unchanged');
       await deps.forge
-        .upsertTrackingComment(
-          back.repo,
-          pr.number,
-          trackingBody(back, `The revision could not be completed; the branch is unchanged.\n\n${quote(stop.reason)}`),
-        )
+        .upsertTrackingComment(back.repo, pr.number, trackingBody(back, report))
         .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
     }
     return back;
