@@ -1,9 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { ScriptedModel, type ScriptedReply, textReply, toolCall } from '@pullwright/agent/testing';
+import { ScriptedModel, type ScriptedReply, textReply } from '@pullwright/agent/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ACCEPT_REPLY,
+  ANSWER_PLAN,
+  createAnswerRepo,
+  editAnswer,
+  fixedReply,
+  jsonReply,
+  TWO_REPAIRS,
+} from './support/answer-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
 
@@ -15,21 +22,9 @@ import { waitForStatus } from './support/wait-for-status.ts';
 
 type Reply = ScriptedReply;
 const text = textReply;
-const tool = toolCall;
-const json = (v: unknown): Reply => text(JSON.stringify(v));
-const edit = (from: number, to: number) =>
-  tool('edit_file', { path: 'src/app.js', oldText: `answer = ${from}`, newText: `answer = ${to}` });
-const ACCEPT = json({ decision: 'accept', reasons: ['the test passes'], must_fix: [] });
-const fixed = (round: number, to: number) =>
-  json({
-    status: 'fixed',
-    fixes_applied: [
-      { file: 'src/app.js', line: 1, error_type: 'failing_assertion', description: `answer set to ${to}` },
-    ],
-    build_status: round === 2 ? 'pass' : 'fail',
-    remaining_errors: [],
-    attempts: round,
-  });
+const json = jsonReply;
+const edit = editAnswer;
+const fixed = (round: number, to: number) => fixedReply(round, to, 'fail');
 
 let sys: TestSystem;
 const scripts = new Map<string, Reply[]>();
@@ -41,33 +36,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => sys?.stop());
 
-/** `test` passes only when the answer is 44 (TAP output with counts); `lint` always passes. */
-async function createRepo(extra: Record<string, string> = {}): Promise<string> {
-  const repo = `acme/record${++seq}`;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-record-'));
-  const files: Record<string, string> = {
-    'package.json': JSON.stringify({
-      name: 'record',
-      type: 'module',
-      scripts: { lint: 'node lint.js', test: 'node test.js' },
-    }),
-    'src/app.js': 'export const answer = 41;\n',
-    'lint.js': "console.log('lint: 0 problems');\n",
-    'test.js': [
-      "import { answer } from './src/app.js';",
-      'if (answer === 44) { console.log("ok 1 - answer is 44\\n# pass 1\\n# fail 0"); process.exit(0); }',
-      'console.log("ok 1 - answer is a number\\nnot ok 2 - answer is 44\\n  expected: 44\\n  actual: " + answer + "\\n# pass 1\\n# fail 1");',
-      'process.exit(1);',
-    ].join('\n'),
-    ...extra,
-  };
-  for (const [file, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), content);
-  }
-  await sys.runtime.localForge!.createRepository(repo, {}, { fromDir: dir });
-  rmSync(dir, { recursive: true, force: true });
-  return repo;
+function createRepo(extra: Record<string, string> = {}): Promise<string> {
+  return createAnswerRepo(sys.runtime.localForge!, `acme/record${++seq}`, extra);
 }
 
 async function start(repo: string, replies: Reply[]): Promise<string> {
@@ -88,24 +58,12 @@ async function artifact(id: string, name: string): Promise<string> {
   return res.text();
 }
 
-const PLAN = {
-  summary: 'Set the answer to 44',
-  steps: [{ title: 'Fix the answer', files: ['src/app.js'], acceptance: 'the answer test passes', tests: ['test'] }],
-};
+const PLAN = ANSWER_PLAN;
 
 describe('the run record', () => {
   it('an operation with two repair rounds leaves the numbered files in order, each with its content, over REST and not on the branch', async () => {
     const repo = await createRepo();
-    const id = await start(repo, [
-      json(PLAN),
-      edit(41, 42),
-      text('Edited the answer.'),
-      edit(42, 43),
-      fixed(1, 43),
-      edit(43, 44),
-      fixed(2, 44),
-      ACCEPT,
-    ]);
+    const id = await start(repo, TWO_REPAIRS);
     const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
 
@@ -249,7 +207,7 @@ describe('the run record', () => {
       edit(43, 44),
       fixed(1, 44),
       text('T2: nothing to change.'),
-      ACCEPT,
+      ACCEPT_REPLY,
     ]);
     const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();

@@ -309,15 +309,18 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
         )
       : undefined;
     const moved = head && pr && head !== pr.headSha;
+    // Read before release removes the revision's worktree, and before the status changes: whoever
+    // sees the PR handed back finds the report on it at once.
+    const report = pr
+      ? await failureReportOf(ctx, stop, 'The revision could not be completed; the branch is unchanged')
+      : undefined;
     const back = await deps.store.transition(
       ctx.opId,
       'awaiting_approval',
       moved ? { headSha: head, pullRequest: { ...pr, headSha: head } } : {},
       { revision: payload.requestId, revisionFailed: stop.reason, ...(moved ? { headSha: head } : {}) },
     );
-    if (pr) {
-      // The report is read before release removes the revision's worktree.
-      const report = await failureReportOf(ctx, stop, 'The revision could not be completed; the branch is unchanged');
+    if (pr && report) {
       await deps.forge
         .upsertTrackingComment(back.repo, pr.number, trackingBody(back, report))
         .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
