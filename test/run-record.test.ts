@@ -4,12 +4,13 @@ import { ScriptedModel, type ScriptedReply, textReply } from '@pullwright/agent/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ACCEPT_REPLY,
-  ANSWER_PLAN,
   createAnswerRepo,
   editAnswer,
   fixedReply,
+  GIVES_UP,
   jsonReply,
   TWO_REPAIRS,
+  TWO_REPAIRS_RECORD,
 } from './support/answer-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
@@ -58,8 +59,6 @@ async function artifact(id: string, name: string): Promise<string> {
   return res.text();
 }
 
-const PLAN = ANSWER_PLAN;
-
 describe('the run record', () => {
   it('an operation with two repair rounds leaves the numbered files in order, each with its content, over REST and not on the branch', async () => {
     const repo = await createRepo();
@@ -71,20 +70,7 @@ describe('the run record', () => {
     expect(list.status).toBe(200);
     const names = ((await list.json()) as { artifacts: { name: string; url: string }[] }).artifacts.map((a) => a.name);
     expect(names).toEqual([
-      '001-plan.json',
-      '002-code.json',
-      '003-code.json',
-      '004-lint.txt',
-      '005-test.txt',
-      '006-fix.json',
-      '007-fix.json',
-      '008-lint.txt',
-      '009-test.txt',
-      '010-fix.json',
-      '011-fix.json',
-      '012-lint.txt',
-      '013-test.txt',
-      '014-review.json',
+      ...TWO_REPAIRS_RECORD,
       'LINT_REPORT.json',
       'PLAN.json',
       'REVIEW.json',
@@ -163,15 +149,7 @@ describe('the run record', () => {
 
   it('a failed operation ends with a report: Summary, Issues, Partial changes with the kept diff, Recommendation', async () => {
     const repo = await createRepo();
-    const gaveUp = (round: number) =>
-      json({
-        status: 'failed',
-        fixes_applied: [],
-        build_status: 'fail',
-        remaining_errors: ['answer is 42, the test wants 44'],
-        attempts: round,
-      });
-    const id = await start(repo, [json(PLAN), edit(41, 42), text('Edited.'), gaveUp(1), gaveUp(2)]);
+    const id = await start(repo, GIVES_UP);
     const op = await waitForStatus(sys, id, ['failed', 'awaiting_approval']);
     expect(op.status).toBe('failed');
     const report = op.failureReport!;

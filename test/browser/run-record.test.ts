@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ScriptedModel } from '@pullwright/agent/testing';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAnswerRepo, TWO_REPAIRS } from '../support/answer-repo.ts';
+import { createAnswerRepo, GIVES_UP, TWO_REPAIRS, TWO_REPAIRS_RECORD } from '../support/answer-repo.ts';
 import { startTestSystem, type TestSystem } from '../support/test-runtime.ts';
 import { waitForStatus } from '../support/wait-for-status.ts';
 
@@ -26,7 +26,8 @@ describe('the run record and the failure report in the dashboard', () => {
     }
     await mkdir(ARTIFACTS, { recursive: true });
     sys = await startTestSystem({ env: { DASHBOARD_USERS: `alice:${ALICE}`, MAX_REPAIRS: '3' } });
-    sys.runtime.createProvider = () => new ScriptedModel(TWO_REPAIRS, 'replay:record');
+    sys.runtime.createProvider = (op) =>
+      new ScriptedModel(op.repo.endsWith('-fails') ? GIVES_UP : TWO_REPAIRS, 'replay:record');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -61,22 +62,7 @@ describe('the run record and the failure report in the dashboard', () => {
     const items = page.locator('#op-run-record li');
     await expect.poll(() => items.count(), POLL).toBe(19);
     const names = await items.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-name')));
-    expect(names.slice(0, 14)).toEqual([
-      '001-plan.json',
-      '002-code.json',
-      '003-code.json',
-      '004-lint.txt',
-      '005-test.txt',
-      '006-fix.json',
-      '007-fix.json',
-      '008-lint.txt',
-      '009-test.txt',
-      '010-fix.json',
-      '011-fix.json',
-      '012-lint.txt',
-      '013-test.txt',
-      '014-review.json',
-    ]);
+    expect(names.slice(0, TWO_REPAIRS_RECORD.length)).toEqual(TWO_REPAIRS_RECORD);
     expect(await page.locator('#op-run-record li[data-name="005-test.txt"]').textContent()).toContain(
       'check run: test',
     );
@@ -96,37 +82,15 @@ describe('the run record and the failure report in the dashboard', () => {
     expect(await readFile(saved, 'utf8')).toMatch(/^check: test\n[\s\S]*actual: 43/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'run-record.png'), fullPage: true });
 
-    // A failed operation: its report, section by section, with the trace under its issue.
-    const failed = await sys.runtime.store.create({
+    // A failed operation (the fixer gives up): its report, section by section, the trace under its issue.
+    const failedRepo = await createAnswerRepo(sys.runtime.localForge!, 'acme/record-ui-fails');
+    const failing = await sys.request('POST', '/v1/operations', {
       type: 'fix',
-      repo,
-      baseBranch: 'main',
+      repo: failedRepo,
       description: 'Make the answer test pass',
-      requester: { source: 'api', user: 'ci-bot' },
     });
-    await sys.runtime.store.transition(failed.id, 'running');
-    await sys.runtime.store.transition(failed.id, 'failed', {
-      error: 'checks failed: test',
-      failureReport: [
-        '## fix failed',
-        '',
-        '### Summary',
-        'Attempted: Make the answer test pass. It stopped: checks failed: test.',
-        '',
-        '### Issues',
-        '- check `test` exited with 1',
-        '',
-        '  ```',
-        '  not ok 2 - answer is 44',
-        '  ```',
-        '',
-        '### Partial changes',
-        '- `src/app.js`',
-        '',
-        '### Recommendation',
-        'Retry with more specific instructions.',
-      ].join('\n'),
-    });
+    const failed = (await failing.json()) as { id: string };
+    await waitForStatus(sys, failed.id, ['failed']);
     await page.goto(`${sys.api.url}/#/op/${failed.id}`);
     const report = page.locator('#op-failure-report');
     await report.locator('h4', { hasText: 'Recommendation' }).waitFor();
@@ -136,7 +100,10 @@ describe('the run record and the failure report in the dashboard', () => {
       'Partial changes',
       'Recommendation',
     ]);
-    expect(await report.locator('li pre').textContent()).toBe('not ok 2 - answer is 44');
+    expect(await report.locator('li pre').textContent()).toMatch(
+      /^not ok 2 - answer is 44\n {2}expected: 44\n {2}actual: 42/,
+    );
+    expect(await report.locator('pre').last().textContent()).toContain('+export const answer = 42;');
     await page.screenshot({ path: path.join(ARTIFACTS, 'failure-report.png'), fullPage: true });
     await context.close();
     expect(problems).toEqual([]);

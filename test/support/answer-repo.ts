@@ -76,3 +76,40 @@ export const TWO_REPAIRS: ScriptedReply[] = [
   fixedReply(2, 44, 'pass'),
   ACCEPT_REPLY,
 ];
+
+/** The numbered artifacts `TWO_REPAIRS` leaves, in order: each model call and each check run. */
+export const TWO_REPAIRS_RECORD = [
+  '001-plan.json',
+  '002-code.json',
+  '003-code.json',
+  '004-lint.txt',
+  '005-test.txt',
+  '006-fix.json',
+  '007-fix.json',
+  '008-lint.txt',
+  '009-test.txt',
+  '010-fix.json',
+  '011-fix.json',
+  '012-lint.txt',
+  '013-test.txt',
+  '014-review.json',
+];
+
+/** The fixer's report when it gives up in round `round`. */
+const gaveUp = (round: number) =>
+  jsonReply({
+    status: 'failed',
+    fixes_applied: [],
+    build_status: 'fail',
+    remaining_errors: ['answer is 42, the test wants 44'],
+    attempts: round,
+  });
+
+/** A run that ends stuck: the coder sets 42, the fixer gives up twice with the same failure. */
+export const GIVES_UP: ScriptedReply[] = [
+  jsonReply(ANSWER_PLAN),
+  editAnswer(41, 42),
+  textReply('Edited.'),
+  gaveUp(1),
+  gaveUp(2),
+];
