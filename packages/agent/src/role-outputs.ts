@@ -32,9 +32,21 @@ export function numberPlan(plan: Plan): Plan {
   return { ...plan, plan_id: PLAN_ID, steps: plan.steps.map((step, i) => ({ ...step, id: `T${i + 1}` })) };
 }
 
-/** The plan schema for a repository: every check a step names must exist there. */
+/** Seed 000's `MAX_CHANGES_PER_REQUEST`: a request is a small change; a longer plan is sent back. */
+export const MAX_PLAN_STEPS = 10;
+
+/**
+ * The planner's answer for a repository: at most MAX_PLAN_STEPS steps, and every check a step
+ * names must exist there. (`Plan` itself stays open: a person may add a step at confirmation.)
+ */
 export function planSchemaFor(checkNames: readonly string[]) {
   return Plan.superRefine((plan, ctx) => {
+    if (plan.steps.length > MAX_PLAN_STEPS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps'],
+        message: `at most ${MAX_PLAN_STEPS} steps: split the request or make the steps larger`,
+      });
     plan.steps.forEach((step, i) => {
       for (const [j, name] of step.tests.entries()) {
         if (!checkNames.includes(name))

@@ -25,7 +25,7 @@ export function plannerPrompt(checks: string[]): string {
     'Role: planner. Look at the repository with the read-only tools (list_dir, read_file, search) only as much as you need, then answer with ONLY a JSON object, no prose and no code fences:',
     '{"summary": "<one paragraph: what you will change and why>", "steps": [{"title": "<short action>", "files": ["<relative path>"], "acceptance": "<how we know the step is done>", "tests": ["<check name>"]}], "risks": ["<what could go wrong>"]}',
     `Steps run in the order you list them (they are numbered T1, T2, … for you). "tests" names the repository checks that show the step is done, from: ${checks.join(', ') || 'none'}; leave it empty when no check can tell yet.`,
-    'Keep the plan minimal: few steps, each small and verifiable by the repository checks.',
+    'Keep the plan minimal: few steps (at most 10), each small and verifiable by the repository checks.',
   ].join('\n\n');
 }
 

@@ -217,6 +217,14 @@ describe('solveRequest: fixer reports, per-step verification, prompt files', () 
     expect(r.reason).toContain('steps.0.tests.0: no check named "e2e"; the repository\'s checks are: test');
   });
 
+  it('a plan of more than ten steps is sent back (seed 000: at most 10 changes per request)', async () => {
+    const step = { title: 'x', files: [], acceptance: 'y' };
+    const long = json({ summary: 's', steps: Array.from({ length: 11 }, () => step) });
+    const r = await solve(new ScriptedModel([long, long]), scriptedChecks([true], [])).result;
+    expect(r.outcome).toBe('invalid_plan');
+    expect(r.reason).toContain('steps: at most 10 steps');
+  });
+
   it('a changed file too large for the repair prompt is named as omitted, never cut silently', async () => {
     const big = `${'// filler line\n'.repeat(Math.ceil(MAX_FILE_IN_PROMPT / 15) + 10)}`;
     const model = new ScriptedModel([
