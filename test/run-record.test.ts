@@ -145,6 +145,18 @@ describe('the run record', () => {
     const bare = path.join(sys.dataDir, 'forge', `${repo}.git`);
     const tree = execFileSync('git', ['-C', bare, 'ls-tree', '-r', '--name-only', op.branch!], { encoding: 'utf8' });
     expect(tree.trim().split('\n').sort()).toEqual(['lint.js', 'package.json', 'src/app.js', 'test.js']);
+
+    // A revision's model calls join the same record, numbered on from where the run stopped.
+    scripts.set(repo, [text('Nothing to change: the answer is already right.')]);
+    await sys.runtime.actions.revise(
+      id,
+      { user: 'maria', source: 'github' },
+      { requestId: `review-${id}`, feedback: [{ id: 7, kind: 'review', user: 'maria', body: 'Is 44 right?' }] },
+    );
+    await expect
+      .poll(async () => (await sys.runtime.events.list(id)).some((e) => e.type === 'revision'), { timeout: 30_000 })
+      .toBe(true);
+    expect(JSON.parse(await artifact(id, '015-code.json'))).toMatchObject({ role: 'coder', turn: 1 });
   });
 
   it('a failed operation ends with a report: Summary, Issues, Partial changes with the kept diff, Recommendation', async () => {

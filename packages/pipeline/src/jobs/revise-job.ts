@@ -145,7 +145,7 @@ const reviseAgentStep: Step<ReviseContext> = {
   async run(ctx) {
     if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
     const { deps, job } = ctx;
-    const { gate, budget, checks } = workOf(ctx);
+    const { gate, budget, checks, record } = workOf(ctx);
     const result = await runAgentLoop({
       provider: deps.createProvider(ctx.op),
       system: coderPrompt('revise', checks.names()),
@@ -158,6 +158,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       readInbox: () => readInbox(ctx),
       onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),
       onUsage: usageRecorder(deps.store, ctx.opId, budget),
+      onModelCall: (call) => record.modelCall(call),
     });
     if (result.stop !== 'completed') {
       const reason = result.reason ?? result.stop;
