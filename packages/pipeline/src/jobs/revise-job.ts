@@ -321,9 +321,10 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
       moved ? { headSha: head, pullRequest: { ...pr, headSha: head } } : {},
       { revision: payload.requestId, revisionFailed: stop.reason, ...(moved ? { headSha: head } : {}) },
     );
-    if (pr && report) {
+    if (pr) {
+      const note = report ?? `The revision could not be completed; the branch is unchanged.\n\n${stop.reason}`;
       await deps.forge
-        .upsertTrackingComment(back.repo, pr.number, trackingBody(back, report))
+        .upsertTrackingComment(back.repo, pr.number, trackingBody(back, note))
         .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
     }
     return back;

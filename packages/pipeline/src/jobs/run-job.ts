@@ -124,8 +124,11 @@ export const RUN_JOB: JobDefinition<WorkContext> = {
     if (FINAL_STATUSES.has(ctx.op.status)) return ctx.op;
     if (stop.status === 'cancelled') return deps.store.transition(ctx.opId, 'cancelled', { error: stop.reason });
     const failureReport = await failureReportOf(ctx, stop, `${ctx.op.type} failed`);
-    const op = await deps.store.transition(ctx.opId, 'failed', { error: stop.reason, failureReport });
-    if (op.pullRequest)
+    const op = await deps.store.transition(ctx.opId, 'failed', {
+      error: stop.reason,
+      ...(failureReport ? { failureReport } : {}),
+    });
+    if (op.pullRequest && failureReport)
       await deps.forge
         .upsertTrackingComment(op.repo, op.pullRequest.number, trackingBody(op, failureReport))
         .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'tracking comment update failed'));

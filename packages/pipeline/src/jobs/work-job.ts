@@ -63,7 +63,19 @@ export const releaseWork: JobDefinition<WorkContext>['release'] = async (ctx, fi
  * last fixer report left, and the partial change — whose diff is kept as an artifact, since
  * a failed job pushes nothing. Read before release removes the worktree.
  */
-export async function failureReportOf(ctx: WorkContext, stop: StopOperation, title: string): Promise<string> {
+export async function failureReportOf(
+  ctx: WorkContext,
+  stop: StopOperation,
+  title: string,
+): Promise<string | undefined> {
+  // The operation must still end with its status and reason when the report cannot be made.
+  return buildReport(ctx, stop, title).catch((err: unknown) => {
+    ctx.log.warn({ err: (err as Error).message }, 'failure report could not be made');
+    return undefined;
+  });
+}
+
+async function buildReport(ctx: WorkContext, stop: StopOperation, title: string): Promise<string> {
   const { deps, op } = ctx;
   const redact = (t: string) => deps.redactor.redact(t);
   const issues: ReportIssue[] = [];
