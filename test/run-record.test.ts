@@ -154,9 +154,35 @@ describe('the run record', () => {
       { requestId: `review-${id}`, feedback: [{ id: 7, kind: 'review', user: 'maria', body: 'Is 44 right?' }] },
     );
     await expect
-      .poll(async () => (await sys.runtime.events.list(id)).some((e) => e.type === 'revision'), { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await sys.runtime.store.get(id)).status === 'awaiting_approval' &&
+          (await sys.runtime.events.list(id)).some((e) => e.type === 'status' && e.data.revision === `review-${id}`),
+        { timeout: 30_000 },
+      )
       .toBe(true);
     expect(JSON.parse(await artifact(id, '015-code.json'))).toMatchObject({ role: 'coder', turn: 1 });
+
+    // A revision that breaks the test hands the PR back; its report is the tracking comment.
+    scripts.set(repo, [edit(44, 45), text('Changed it to 45.')]);
+    await sys.runtime.actions.revise(
+      id,
+      { user: 'maria', source: 'github' },
+      { requestId: `comment-${id}`, feedback: [{ id: 8, kind: 'issue_comment', user: 'maria', body: 'make it 45' }] },
+    );
+    await expect
+      .poll(
+        async () =>
+          (await sys.runtime.events.list(id)).some((e) => e.type === 'status' && e.data.revisionFailed !== undefined),
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    const comment = await sys.runtime.localForge!.trackingComment(repo, op.pullRequest!.number);
+    expect(comment).toContain('## The revision could not be completed; the branch is unchanged\n\n### Summary');
+    expect(comment).toContain('- check `test` exited with 1; failing: answer is at most 44');
+    expect(comment).toContain('  not ok 3 - answer is at most 44\n    actual: 45');
+    expect(comment).toContain('### Partial changes\n- `src/app.js`');
+    expect(comment).toContain('### Recommendation');
   });
 
   it('a failed operation ends with a report: Summary, Issues, Partial changes with the kept diff, Recommendation', async () => {

@@ -6,7 +6,7 @@ import type { LocalForge } from '@pullwright/forge';
 
 /**
  * A repository whose `test` passes only when `src/app.js` exports an answer of 44 (TAP output
- * with counts, the actual value in the failure) and whose `lint` always passes; the answer
+ * with counts, the actual value in the failure; above 44 another test fails) and whose `lint` always passes; the answer
  * starts at 41. Scripted models walk it to green one edit at a time.
  */
 export async function createAnswerRepo(
@@ -26,6 +26,8 @@ export async function createAnswerRepo(
     'test.js': [
       "import { answer } from './src/app.js';",
       'if (answer === 44) { console.log("ok 1 - answer is 44\\n# pass 1\\n# fail 0"); process.exit(0); }',
+      // Over 44 fails another test than the base does: a new failure, not a pre-existing one.
+      'if (answer > 44) { console.log("ok 1 - answer is a number\\nnot ok 3 - answer is at most 44\\n  actual: " + answer + "\\n# pass 1\\n# fail 1"); process.exit(1); }',
       'console.log("ok 1 - answer is a number\\nnot ok 2 - answer is 44\\n  expected: 44\\n  actual: " + answer + "\\n# pass 1\\n# fail 1");',
       'process.exit(1);',
     ].join('\n'),
