@@ -53,6 +53,30 @@ async function start(repo: string, replies: Reply[]): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
+/** A revision of `id` played by `replies`; resolves with the status event that handed the PR back. */
+async function revise(id: string, requestId: string, replies: Reply[]) {
+  const op = await sys.runtime.store.get(id);
+  scripts.set(op.repo, replies);
+  await sys.runtime.actions.revise(
+    id,
+    { user: 'maria', source: 'github' },
+    { requestId, feedback: [{ id: 7, kind: 'issue_comment', user: 'maria', body: 'please check the answer' }] },
+  );
+  let back: Awaited<ReturnType<typeof sys.runtime.events.list>>[number] | undefined;
+  await expect
+    .poll(
+      async () => {
+        back = (await sys.runtime.events.list(id)).find(
+          (e) => e.type === 'status' && e.data.revision === requestId && e.data.to === 'awaiting_approval',
+        );
+        return back !== undefined && (await sys.runtime.store.get(id)).status === 'awaiting_approval';
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  return back!;
+}
+
 async function artifact(id: string, name: string): Promise<string> {
   const res = await sys.request('GET', `/v1/operations/${id}/artifacts/${name}`);
   expect(res.status, name).toBe(200);
@@ -147,36 +171,12 @@ describe('the run record', () => {
     expect(tree.trim().split('\n').sort()).toEqual(['lint.js', 'package.json', 'src/app.js', 'test.js']);
 
     // A revision's model calls join the same record, numbered on from where the run stopped.
-    scripts.set(repo, [text('Nothing to change: the answer is already right.')]);
-    await sys.runtime.actions.revise(
-      id,
-      { user: 'maria', source: 'github' },
-      { requestId: `review-${id}`, feedback: [{ id: 7, kind: 'review', user: 'maria', body: 'Is 44 right?' }] },
-    );
-    await expect
-      .poll(
-        async () =>
-          (await sys.runtime.store.get(id)).status === 'awaiting_approval' &&
-          (await sys.runtime.events.list(id)).some((e) => e.type === 'status' && e.data.revision === `review-${id}`),
-        { timeout: 30_000 },
-      )
-      .toBe(true);
+    await revise(id, 'review', [text('Nothing to change: the answer is already right.')]);
     expect(JSON.parse(await artifact(id, '015-code.json'))).toMatchObject({ role: 'coder', turn: 1 });
 
     // A revision that breaks the test hands the PR back; its report is the tracking comment.
-    scripts.set(repo, [edit(44, 45), text('Changed it to 45.')]);
-    await sys.runtime.actions.revise(
-      id,
-      { user: 'maria', source: 'github' },
-      { requestId: `comment-${id}`, feedback: [{ id: 8, kind: 'issue_comment', user: 'maria', body: 'make it 45' }] },
-    );
-    await expect
-      .poll(
-        async () =>
-          (await sys.runtime.events.list(id)).some((e) => e.type === 'status' && e.data.revisionFailed !== undefined),
-        { timeout: 30_000 },
-      )
-      .toBe(true);
+    const back = await revise(id, 'comment', [edit(44, 45), text('Changed it to 45.')]);
+    expect(back.data.revisionFailed).toMatch(/^check "test" exited with 1/);
     const comment = await sys.runtime.localForge!.trackingComment(repo, op.pullRequest!.number);
     expect(comment).toContain('## The revision could not be completed; the branch is unchanged\n\n### Summary');
     expect(comment).toContain('- check `test` exited with 1; failing: answer is at most 44');
