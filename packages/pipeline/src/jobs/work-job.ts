@@ -104,13 +104,16 @@ async function buildReport(ctx: WorkContext, stop: StopOperation, title: string)
     issues.push(redact(`fixer (round ${lastFix.round}) left: ${lastFix.report.remaining_errors.join('; ')}`));
   else if (lastFix && !lastFix.valid)
     issues.push(redact(`fixer (round ${lastFix.round}) report was not valid JSON: ${lastFix.problem}`));
-  return failureReport({
-    title,
-    request: op.description.split('\n')[0]!,
-    reason: stop.reason,
-    kind: stop.kind,
-    issues,
-    files,
-    keptDiff,
-  });
+  // Redacted once more as a whole: the request text and the reason are in it too.
+  return redact(
+    failureReport({
+      title,
+      request: op.description.split('\n')[0]!,
+      reason: stop.reason,
+      kind: stop.kind,
+      issues,
+      files,
+      keptDiff,
+    }),
+  );
 }
