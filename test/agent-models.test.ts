@@ -154,17 +154,29 @@ describe('agent loop against real model APIs (local servers)', () => {
     expect(everything).not.toContain(ANTHROPIC_KEY.slice(0, 24));
   });
 
+  /** The fixer's closing JSON (seed 000) after repair round `round`; its edit did not make the test pass. */
+  const fixReport = (round: number) =>
+    JSON.stringify({
+      status: 'failed',
+      fixes_applied: [
+        { file: 'src/slugify.js', line: 3, error_type: 'wrong_separator', description: 'changed line 3' },
+      ],
+      build_status: 'fail',
+      remaining_errors: ['test still fails'],
+      attempts: round,
+    });
+
   it('fails after exhausting 3 repair rounds when each repair fails differently (OpenAI chat completions)', async () => {
     const { id, repo } = await start('openai', [
       oText(JSON.stringify(plan)),
       oTool('edit_file', replaceLine3("  return title.toLowerCase().replace(' ', '_');")),
       oText('Used underscores.'),
       oTool('edit_file', replaceLine3("  return title.toLowerCase().split(' ').join('-');")),
-      oText('Split on single spaces.'),
+      oText(fixReport(1)),
       oTool('edit_file', replaceLine3("  return title.trim().toLowerCase().replace(' ', '-');")),
-      oText('Trimmed first.'),
+      oText(fixReport(2)),
       oTool('edit_file', replaceLine3('  return title.toUpperCase();')),
-      oText('Upper-cased.'),
+      oText(fixReport(3)),
     ]);
     const op = await waitForStatus(sys!, id, ['failed', 'awaiting_approval']);
     expect(op.status).toBe('failed');

@@ -1,5 +1,5 @@
 import type { Runtime } from '@pullwright/pipeline';
-import { ARTIFACT_NAME, auditTrail, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
+import { ARTIFACT_NAME, auditTrail, sortArtifactNames, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { sendError } from './http-errors.ts';
@@ -35,7 +35,7 @@ async function streamLines(res: Response, lines: AsyncIterable<string> | Iterabl
 /**
  * What an operation left behind, read from the ArtifactStore (shared storage, so any API
  * replica answers, whichever worker ran the operation): its transcript, its other artifacts
- * (the kept diff) and the whole audit record. Everything passes the Redactor again on the
+ * (the numbered run record, the reports, the kept diff) and the whole audit record. Everything passes the Redactor again on the
  * way out, so a secret added to the configuration after it was written is still hidden.
  */
 export function operationFilesRouter(deps: Deps): Router {
@@ -54,6 +54,21 @@ export function operationFilesRouter(deps: Deps): Router {
       lines.push(`${JSON.stringify({ kind: 'truncated', reason: 'transcript size cap reached' })}\n`);
     res.status(200).set(NDJSON);
     return streamLines(res, lines);
+  });
+
+  /** The run record and everything else stored with the operation, numbered artifacts in order. */
+  router.get('/:id/artifacts', async (req, res) => {
+    const op = await deps.store.get(opId(req));
+    const names = sortArtifactNames(await deps.artifacts.names(op.id));
+    res
+      .status(200)
+      .set('Cache-Control', 'no-store')
+      .json({
+        artifacts: names.map((name) => ({
+          name,
+          url: `/v1/operations/${op.id}/artifacts/${encodeURIComponent(name)}`,
+        })),
+      });
   });
 
   router.get('/:id/artifacts/:name', async (req, res) => {

@@ -33,6 +33,8 @@ const LINES: { [T in OperationEventType]: Line } = {
   evidence: (data) =>
     `evidence: ${data.reproduced ? `red → green on ${(data.green as string[]).length} test(s)` : `not reproduced (${String(data.note)})`}`,
   checkpoint: (data) => `checkpoint ${String(data.step)}`,
+  plan_step: (data) => `task ${String(data.taskId)} ${String(data.state)}`,
+  fix_report: (data) => `fixer round ${String(data.round)}: ${data.valid ? 'report' : 'report not valid'}`,
   ci_failure: (data) => `CI red on ${String(data.headSha).slice(0, 7)}: ${String(data.state)}`,
   sandbox: (data) =>
     data.sandboxed ? `sandbox ${String(data.runner)}` : 'WARNING: checks run without a sandbox (SANDBOX=none)',

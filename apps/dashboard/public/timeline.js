@@ -140,8 +140,16 @@ const DESCRIBE = {
     return { text: d.state === 'started' ? label : `${label}${d.state ? ` (${d.state})` : ''}`, tone: 'step' };
   },
   phase: (d) => {
-    if (d.phase === 'plan' && d.plan) return { text: `Plan ready: ${d.plan.steps?.length ?? 0} steps`, tone: 'status' };
-    if (d.phase === 'repair') return { text: `Repair round ${d.round}: ${(d.failing ?? []).join(', ')}`, tone: 'bad' };
+    if (d.phase === 'plan' && d.plan)
+      return {
+        text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}`,
+        tone: 'status',
+      };
+    if (d.phase === 'repair')
+      return {
+        text: `Repair round ${d.round}${d.taskId ? ` on ${d.taskId}` : ''}: ${(d.failing ?? []).join(', ')}`,
+        tone: 'bad',
+      };
     return { text: PHASE_LABELS[d.phase] ?? d.phase, tone: 'status' };
   },
   model: (d) => {
@@ -158,6 +166,24 @@ const DESCRIBE = {
     tone: d.reproduced ? 'good' : 'info',
   }),
   checkpoint: (d) => ({ text: `Checkpoint ${d.step}`, tone: 'quiet' }),
+  plan_step: (d) => {
+    const states = { started: 'started', verified: 'verified: its checks pass', failed: 'still red', done: 'done' };
+    const tone = d.state === 'failed' ? 'bad' : d.state === 'verified' ? 'good' : 'step';
+    return { text: `${d.taskId} ${states[d.state] ?? d.state}: ${clip(d.title ?? '')}`, tone };
+  },
+  fix_report: (d) => {
+    // The fixer's strict JSON (seed 000): what it says it fixed; the checks that follow say whether it did.
+    if (!d.valid) return { text: `Fixer round ${d.round}: report not valid (${clip(d.problem ?? '')})`, tone: 'bad' };
+    const r = d.report;
+    const fixes = (r.fixes_applied ?? [])
+      .map((f) => `${f.file}${f.line ? `:${f.line}` : ''} ${f.error_type}`)
+      .join(', ');
+    const left = r.remaining_errors?.length ? `; ${r.remaining_errors.length} error(s) left` : '';
+    return {
+      text: `Fixer round ${d.round}${d.taskId ? ` (${d.taskId})` : ''}: ${r.status}, build ${r.build_status}${fixes ? ` — ${clip(fixes)}` : ''}${left}`,
+      tone: r.status === 'fixed' ? 'good' : 'bad',
+    };
+  },
   check: (d) => ({ text: `Check ${d.name} ${d.passed ? 'passed' : 'failed'}`, tone: d.passed ? 'good' : 'bad' }),
   message: (d) => ({ text: `${d.from} (${d.source}): ${firstLine(d.text)}`, tone: 'info' }),
   cancel_requested: (d) => ({ text: `Cancel requested by ${d.by}`, tone: 'bad' }),
@@ -237,6 +263,8 @@ export const CHANGES_RECORD = {
   plan_confirmation: true,
   deploy: true,
   sandbox: true,
+  plan_step: false,
+  fix_report: false,
   ci_failure: false,
   base_merged: true,
   head_moved: true,

@@ -22,6 +22,7 @@ import {
   tokens,
 } from './dom.js';
 import { liveStream } from './live-stream.js';
+import { renderFailureReport, runRecordPanel } from './run-record.js';
 import { CHANGES_RECORD, currentStep, describeEvent, webLink } from './timeline.js';
 import { renderTranscript, transcriptMissing } from './transcript-view.js';
 
@@ -190,6 +191,7 @@ function renderPlan(plan) {
   return h(
     'div',
     {},
+    plan.plan_id ? h('p', { class: 'muted small' }, h('code', {}, plan.plan_id)) : null,
     Array.isArray(plan.steps)
       ? h(
           'ol',
@@ -197,8 +199,8 @@ function renderPlan(plan) {
           plan.steps.map((step) =>
             h(
               'li',
-              {},
-              h('strong', {}, step.title),
+              { dataset: { task: step.id ?? '' } },
+              h('strong', {}, step.id ? `${step.id} · ${step.title}` : step.title),
               step.files?.length
                 ? h(
                     'span',
@@ -343,6 +345,7 @@ export function operationView(root, id, session, params = new URLSearchParams())
   let verification;
   let actionsKey = '';
   let closed = false;
+  const record = runRecordPanel(id);
 
   const el = {
     status: h('div', { id: 'op-status', class: 'op-status' }),
@@ -584,6 +587,7 @@ export function operationView(root, id, session, params = new URLSearchParams())
       op.review,
       op.evidence,
       op.error,
+      op.failureReport,
       op.checks,
       op.findings,
       op.risk,
@@ -611,6 +615,7 @@ export function operationView(root, id, session, params = new URLSearchParams())
             h('pre', { class: 'pre bad' }, op.error),
           )
         : null,
+      op.failureReport ? card('Failure report', 'op-failure-report', renderFailureReport(op.failureReport)) : null,
       card('Summary', 'op-summary', summary),
       op.evidence ? card('Evidence', 'op-evidence', renderEvidence(op.evidence)) : null,
       card('Checks', 'op-checks', renderChecks(op.checks, op)),
@@ -853,6 +858,7 @@ export function operationView(root, id, session, params = new URLSearchParams())
     renderProgress();
     renderUsage();
     renderTabs();
+    record.refresh();
     if (tab === 'changes' && op.pullRequest?.headSha && diffSha === null) loadDiff();
     if (statusChanged && board !== undefined) loadBoard();
     if (statusChanged && next.pullRequest) loadVerification();
@@ -947,6 +953,7 @@ export function operationView(root, id, session, params = new URLSearchParams())
             card('Usage', 'op-usage', el.usage),
             card('Timeline · newest first', 'op-timeline', el.timelineEmpty, el.timeline),
             card('Locks and overlaps', 'op-board', el.board),
+            card('Run record', 'op-run-record', record.element),
           ),
         ),
       ),

@@ -29,6 +29,20 @@ export type AgentStep =
   | { kind: 'model'; role: string; turn: number; text: string; toolCalls: string[] }
   | { kind: 'tool'; role: string; name: string; input: unknown; isError: boolean; summary: string };
 
+/** One model call as the run record keeps it: what was new in the request, and the answer. */
+export interface ModelCallRecord {
+  role: string;
+  turn: number;
+  model: string;
+  stopReason: string;
+  usage: ModelUsage;
+  /** The system prompt, on the first call of a conversation only. */
+  system?: string;
+  /** The message this call answered (the task, or the tool results of the last turn). */
+  input: ContentBlock[];
+  output: ContentBlock[];
+}
+
 export interface AgentLoopOptions {
   provider: ModelProvider;
   system: string;
@@ -48,6 +62,8 @@ export interface AgentLoopOptions {
   shouldStop?: () => Promise<string | undefined>;
   /** Every model turn and tool call, for the operation's event stream. */
   onStep?: (step: AgentStep) => Promise<void>;
+  /** Every model call, once answered: the numbered artifacts of the run record. */
+  onModelCall?: (call: ModelCallRecord) => Promise<void>;
   /** Usage after every model call (with its cost), so the operation record stays current. */
   onUsage?: (delta: ModelUsage, costUsd: number, model: string) => Promise<void>;
   /** Which role this conversation is, for the transcript and events. */
@@ -145,6 +161,16 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     usage = addUsage(usage, response.usage);
     const cost = budget.record(response.model, response.usage);
     await options.onUsage?.(response.usage, cost, response.model);
+    await options.onModelCall?.({
+      role,
+      turn,
+      model: response.model,
+      stopReason: response.stopReason,
+      usage: response.usage,
+      ...(turn === 1 ? { system: options.system } : {}),
+      input: messages[messages.length - 1]?.content ?? [],
+      output: response.content,
+    });
     await options.transcript?.append('response', {
       role,
       turn,

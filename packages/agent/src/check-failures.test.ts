@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failingTests, failureFingerprint } from './check-failures.ts';
+import { failingTests, failureFingerprint, firstFailingTrace, testCounts, trimFailure } from './check-failures.ts';
 
 describe('failingTests', () => {
   it.each([
@@ -28,5 +28,44 @@ describe('failureFingerprint', () => {
 
   it('differs when other tests fail', () => {
     expect(failureFingerprint('test', 'not ok 1 - a\n')).not.toBe(failureFingerprint('test', 'not ok 1 - b\n'));
+  });
+});
+
+describe('trimFailure: the tester truncation rule (seed 002)', () => {
+  it('keeps an output of 4,000 characters or fewer as it is', () => {
+    const exact = 'x'.repeat(4000);
+    expect(trimFailure(exact)).toBe(exact);
+    expect(trimFailure('short')).toBe('short');
+  });
+
+  it('over 4,000 characters: the first 2,500, "\\n...\\n", the last 1,000', () => {
+    const head = 'h'.repeat(2500);
+    const middle = 'm'.repeat(600);
+    const tail = 't'.repeat(1000);
+    const out = trimFailure(`${head}${middle}${tail}`);
+    expect(out).toBe(`${head}\n...\n${tail}`);
+    expect(out).toHaveLength(2500 + 5 + 1000);
+    // One character over the limit already takes the rule.
+    const justOver = `${'a'.repeat(2500)}${'b'.repeat(1501)}`;
+    expect(trimFailure(justOver)).toBe(`${'a'.repeat(2500)}\n...\n${'b'.repeat(1000)}`);
+  });
+});
+
+describe('test report helpers', () => {
+  it.each([
+    ['node:test', 'ok 1 - a\nnot ok 2 - b\n# tests 2\n# pass 1\n# fail 1\n', { passed: 1, failed: 1 }],
+    ['vitest', ' Test Files  1 failed (1)\n      Tests  1 failed | 3 passed (4)\n', { passed: 3, failed: 1 }],
+    ['vitest green', '      Tests  3 passed (3)\n', { passed: 3, failed: 0 }],
+    ['jest', 'Tests:       2 failed, 5 passed, 7 total\n', { passed: 5, failed: 2 }],
+    ['pytest', '==== 1 failed, 4 passed in 0.12s ====\n', { passed: 4, failed: 1 }],
+    ['unknown', 'Error: build failed\n', undefined],
+  ])('counts %s', (_name, output, expected) => {
+    expect(testCounts(output)).toEqual(expected);
+  });
+
+  it('the first failing trace starts at the first failure line', () => {
+    const output = 'ok 1 - a\nnot ok 2 - b\n  expected: 2\n  actual: 1\nnot ok 3 - c\n';
+    expect(firstFailingTrace(output)).toMatch(/^not ok 2 - b\n {2}expected: 2/);
+    expect(firstFailingTrace('nothing recognisable\nlast line')).toBe('nothing recognisable\nlast line');
   });
 });

@@ -47,3 +47,54 @@ export function failureFingerprint(checkName: string, output: string): string {
   const basis = tests.length > 0 ? tests.join('\n') : normalizeError(output.slice(-2000));
   return createHash('sha256').update(`${checkName}\n${basis}`).digest('hex').slice(0, 16);
 }
+
+/**
+ * Head and tail of a long check output (seed 002, the tester's rule): over 4,000 characters
+ * it becomes the first 2,500, a `\n...\n` marker and the last 1,000 — where the first error
+ * and the runner's summary are.
+ */
+export function trimFailure(output: string): string {
+  return output.length <= 4000 ? output : `${output.slice(0, 2500)}\n...\n${output.slice(-1000)}`;
+}
+
+/** Counts of passed and failed tests, when the runner's summary line tells them (seed 004's verifier report). */
+export function testCounts(output: string): { passed: number; failed: number } | undefined {
+  const summaries: [RegExp, (m: RegExpMatchArray) => { passed: number; failed: number }][] = [
+    // node --test / TAP: "# pass 3" and "# fail 1"
+    [/^# pass (\d+)\s*$[\s\S]*?^# fail (\d+)\s*$/m, (m) => ({ passed: Number(m[1]), failed: Number(m[2]) })],
+    // vitest: "Tests  1 failed | 3 passed (4)"
+    [
+      /^\s*Tests\s+(?:(\d+) failed\s*\|?\s*)?(?:(\d+) passed)?/m,
+      (m) => ({ passed: Number(m[2] ?? 0), failed: Number(m[1] ?? 0) }),
+    ],
+    // jest: "Tests:       1 failed, 3 passed, 4 total"
+    [
+      /^Tests:\s+(?:(\d+) failed,\s*)?(?:(\d+) passed)?/m,
+      (m) => ({ passed: Number(m[2] ?? 0), failed: Number(m[1] ?? 0) }),
+    ],
+    // pytest: "1 failed, 3 passed in 0.12s" / "5 passed in 0.12s"
+    [
+      /(?:(\d+) failed, )?(\d+) passed(?:, \d+ \w+)* in [\d.]+s/,
+      (m) => ({ passed: Number(m[2] ?? 0), failed: Number(m[1] ?? 0) }),
+    ],
+  ];
+  for (const [re, read] of summaries) {
+    const m = output.match(re);
+    if (m && (m[1] !== undefined || m[2] !== undefined)) return read(m);
+  }
+  return undefined;
+}
+
+const TRACE_START = /^\s*(not ok \d+|FAIL\b|FAILED\b|--- FAIL|×|✕|✗|Traceback|\w*Error\b|error(\[\w+\])?:)/m;
+
+/**
+ * The first failing trace of a check's output (seed 004: "summary and first failing trace"):
+ * from the first line that looks like a failure, 40 lines at most, cut by `trimFailure`.
+ * A failing output with no recognisable failure line gives its tail.
+ */
+export function firstFailingTrace(output: string): string {
+  const lines = output.split('\n');
+  const start = lines.findIndex((l) => TRACE_START.test(l));
+  const trace = start === -1 ? lines.slice(-40) : lines.slice(start, start + 40);
+  return trimFailure(trace.join('\n').trim());
+}

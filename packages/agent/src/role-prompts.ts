@@ -19,32 +19,39 @@ const GOALS: Record<AgentTaskType, string> = {
     'Goal: address the review comments on this branch. Fix what the reviewers asked for; where you disagree, explain why in your final answer instead of changing the code.',
 };
 
-export function plannerPrompt(): string {
+export function plannerPrompt(checks: string[]): string {
   return [
     PREAMBLE,
     'Role: planner. Look at the repository with the read-only tools (list_dir, read_file, search) only as much as you need, then answer with ONLY a JSON object, no prose and no code fences:',
-    '{"summary": "<one paragraph: what you will change and why>", "steps": [{"title": "<short action>", "files": ["<relative path>"], "acceptance": "<how we know the step is done>"}], "risks": ["<what could go wrong>"]}',
-    'Keep the plan minimal: few steps, each small and verifiable by the repository checks.',
+    '{"summary": "<one paragraph: what you will change and why>", "steps": [{"title": "<short action>", "files": ["<relative path>"], "acceptance": "<how we know the step is done>", "tests": ["<check name>"]}], "risks": ["<what could go wrong>"]}',
+    `Steps run in the order you list them (they are numbered T1, T2, … for you). "tests" names the repository checks that show the step is done, from: ${checks.join(', ') || 'none'}; leave it empty when no check can tell yet.`,
+    'Keep the plan minimal: few steps (at most 10), each small and verifiable by the repository checks.',
   ].join('\n\n');
 }
 
 export function coderPrompt(type: AgentTaskType, checks: string[]): string {
   return [
     PREAMBLE,
-    'Role: coder. Carry out the plan step by step with the tools: list_dir, read_file and search to explore, edit_file for changes (exact replacements or line-based edits), write_file for new files, delete_file, and run_check to run the repository checks.',
+    'Role: coder. Carry out the plan step by step with the tools: list_dir, read_file and search to explore, edit_file for changes (exact replacements or line-based edits), write_file with mode "create" for a new file (it fails if the file exists) or mode "overwrite" to replace a whole existing file, delete_file, and run_check to run the repository checks.',
     GOALS[type],
     `Checks available: ${checks.join(', ') || 'none'}. Run the relevant ones before you finish; you are done only when they pass.`,
     'When you are done, answer without calling a tool: a short summary of the cause (if any) and of the change.',
   ].join('\n\n');
 }
 
-export function fixerPrompt(checks: string[]): string {
+/** The fixer's closing answer (seed 000): strict JSON, checked against `FixReport`. */
+const FIX_REPORT_FORMAT = [
+  'Your final answer is ONLY a JSON object, no prose and no code fences:',
+  '{"status": "fixed" | "failed", "fixes_applied": [{"file": "<relative path>", "line": <line number or null>, "error_type": "<e.g. syntax_error, wrong_import, failing_assertion>", "description": "<what you changed>"}], "build_status": "pass" | "fail", "remaining_errors": ["<error still there>"], "attempts": <this repair round>}',
+].join('\n');
+
+export function fixerPrompt(checks: string[], round: number): string {
   return [
     PREAMBLE,
     'Role: fixer. The change below does not pass the repository checks, or the reviewer asked for changes. Make the smallest edits that fix exactly that, then run the failing checks again with run_check.',
     'Do not weaken, skip or delete tests or checks. Do not rewrite unrelated code.',
-    `Checks available: ${checks.join(', ') || 'none'}.`,
-    'When you are done, answer without calling a tool: what you changed and why.',
+    `Checks available: ${checks.join(', ') || 'none'}. This is repair round ${round}.`,
+    `When you are done, stop calling tools. ${FIX_REPORT_FORMAT}`,
   ].join('\n\n');
 }
 
@@ -69,13 +76,17 @@ const FILE_BLOCK_FORMAT = [
 ].join('\n');
 
 /** Coder and fixer for models without tool calling: whole-file blocks (seed 003). */
-export function textEditPrompt(type: AgentTaskType, role: 'coder' | 'fixer', checks: string[]): string {
+export function textEditPrompt(type: AgentTaskType, role: 'coder' | 'fixer', checks: string[], round = 1): string {
   return [
     PREAMBLE,
     role === 'coder'
       ? `Role: coder. ${GOALS[type]}`
-      : 'Role: fixer. The change does not pass the repository checks (output below). Fix exactly that with the smallest change.',
+      : `Role: fixer. The change does not pass the repository checks (output below). Fix exactly that with the smallest change. This is repair round ${round}.`,
     FILE_BLOCK_FORMAT,
+    'A file shown to you only in part (marked so) cannot be replaced by a whole-file block: the rest of it would be lost.',
+    role === 'fixer' ? `After the last block: ${FIX_REPORT_FORMAT}` : '',
     `After your answer the repository checks run: ${checks.join(', ') || 'none'}.`,
-  ].join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }

@@ -1,11 +1,13 @@
+import path from 'node:path';
 import { isPullwrightError } from '@pullwright/core';
 import type { z } from 'zod';
 import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from './agent-loop.ts';
 import type { BudgetTracker } from './budget-tracker.ts';
-import { failureFingerprint } from './check-failures.ts';
+import { failureFingerprint, trimFailure } from './check-failures.ts';
 import { extractModelJson, type Parsed } from './extract-model-json.ts';
 import type { ModelMessage, ModelProvider } from './model-provider.ts';
-import { Plan, Review } from './role-outputs.ts';
+import { currentFiles, repairFiles } from './prompt-files.ts';
+import { FixReport, numberPlan, type Plan, type PlanStep, planSchemaFor, Review } from './role-outputs.ts';
 import {
   type AgentTaskType,
   coderPrompt,
@@ -52,6 +54,17 @@ export interface SolveInput {
   readInbox?: AgentLoopOptions['readInbox'];
   onStep?: AgentLoopOptions['onStep'];
   onUsage?: AgentLoopOptions['onUsage'];
+  onModelCall?: AgentLoopOptions['onModelCall'];
+  /**
+   * Seed 004, per repository: after each plan step its declared checks (`tests`) run, and a
+   * red step goes to the fixer before the next step starts. Off: the coder does the whole
+   * plan in one conversation and the checks run at the end.
+   */
+  perStepVerification?: boolean;
+  /** The fixer's report after each repair round (its strict JSON, or why it was not valid). */
+  onFixReport?: (entry: FixReportEntry) => Promise<void>;
+  /** A plan step starting, verified green, or left red (per-step verification). */
+  onPlanStep?: (event: PlanStepEvent) => Promise<void>;
   /**
    * Called with the validated plan before any edit (the pipeline locks the files it names).
    * A plan it returns replaces the planner's: a person confirming the plan may add to it.
@@ -66,6 +79,24 @@ export interface SolveInput {
    */
   checkpoint?: ConversationCheckpoint;
   onPhase?: (phase: 'plan' | 'code' | 'verify' | 'repair' | 'review', data: Record<string, unknown>) => Promise<void>;
+}
+
+/** One repair round's fixer report: the model's JSON when it validated, else the problem with it. */
+export interface FixReportEntry {
+  round: number;
+  /** The plan step being repaired (per-step verification), if any. */
+  taskId?: string;
+  valid: boolean;
+  report?: FixReport;
+  problem?: string;
+}
+
+export interface PlanStepEvent {
+  planId: string;
+  taskId: string;
+  title: string;
+  state: 'started' | 'verified' | 'failed' | 'done';
+  checks?: { name: string; passed: boolean }[];
 }
 
 export type SolveOutcome =
@@ -91,11 +122,8 @@ export interface SolveResult {
   /** Failures already on the base commit: reported, not blocking. */
   preExisting: { name: string; failingTests: string[] }[];
   repairs: number;
-}
-
-/** Head and tail of a failing output (seed 002: first 2500 + last 1000 characters). */
-export function trimFailure(output: string): string {
-  return output.length <= 4000 ? output : `${output.slice(0, 2500)}\n...\n${output.slice(-1000)}`;
+  /** Every repair round's fixer report, in order. */
+  fixReports: FixReportEntry[];
 }
 
 /**
@@ -129,12 +157,11 @@ export function blockingFailures(
   );
 }
 
-const MAX_FILE_IN_PROMPT = 40_000;
-
 /**
  * Planner → coder → verify → (fixer → verify)* → reviewer. The roles follow the seeds:
  * the planner and reviewer only look; the coder and fixer edit; at most `maxRepairs` repair
- * rounds; the reviewer cannot accept a change whose checks fail.
+ * rounds; the reviewer cannot accept a change whose checks fail. With per-step verification
+ * the coder works one plan step at a time, each step's checks green before the next.
  */
 export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   const maxRepairs = input.maxRepairs ?? 3;
@@ -144,6 +171,9 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   const onPhase: NonNullable<SolveInput['onPhase']> = async (phase, data) => {
     if (!journal.replaying) await input.onPhase?.(phase, data);
   };
+  const onPlanStep = async (e: PlanStepEvent) => {
+    if (!journal.replaying) await input.onPlanStep?.(e);
+  };
   const checkNames = input.context.checks.names();
   let plan: Plan | undefined;
   let summary = '';
@@ -151,6 +181,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   let lastFingerprint: string | undefined;
   let checks: CheckRun[] = [];
   let newFailures: CheckRun[] = [];
+  const fixReports: FixReportEntry[] = [];
   const partial = (outcome: SolveOutcome, reason?: string): SolveResult => ({
     outcome,
     ...(reason ? { reason } : {}),
@@ -160,6 +191,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     newFailures,
     preExisting: preExistingOf(checks, newFailures, input.baseline),
     repairs,
+    fixReports,
   });
   const loop: Loop = (role, system, task, tools, messages) =>
     journal.conversation(role, phaseOf(role), (resume, onTurn) =>
@@ -178,8 +210,11 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
         ...(input.readInbox ? { readInbox: input.readInbox } : {}),
         ...(input.onStep ? { onStep: input.onStep } : {}),
         ...(input.onUsage ? { onUsage: input.onUsage } : {}),
+        ...(input.onModelCall ? { onModelCall: input.onModelCall } : {}),
       }),
     );
+  /** Repair rounds of the final loop: it has its own `maxRepairs`, per-step rounds were spent on their steps. */
+  const finalRounds = () => repairs - fixReports.filter((f) => f.taskId !== undefined).length;
   const interrupted = (r: AgentLoopResult): SolveResult | undefined =>
     r.stop === 'completed' ? undefined : partial(r.stop, r.reason);
 
@@ -188,8 +223,8 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     await onPhase('plan', {});
     const planned = await askForJson(
       'planner',
-      Plan,
-      plannerPrompt(),
+      planSchemaFor(checkNames),
+      plannerPrompt(checkNames),
       `${input.task}\n\nRepository map:\n${input.repoMap}`,
       READ_ONLY_TOOLS,
       loop,
@@ -197,13 +232,14 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     if ('stop' in planned) return interrupted(planned.stop) ?? partial('stopped');
     if (!planned.parsed.ok)
       return partial('invalid_plan', `the planner's plan was invalid twice: ${planned.parsed.problem}`);
-    plan = planned.parsed.value;
+    plan = numberPlan(planned.parsed.value);
     await onPhase('plan', { plan });
     if (journal.plan) {
       plan = journal.plan;
       await input.onPlan?.(plan, { resumed: true });
     } else {
-      plan = (await input.onPlan?.(plan, { resumed: false })) ?? plan;
+      // A person confirming the plan may add a step: the ids are assigned again, in order.
+      plan = numberPlan((await input.onPlan?.(plan, { resumed: false })) ?? plan);
       await journal.recordPlan(plan);
     }
   }
@@ -212,12 +248,14 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   await onPhase('code', {});
   const planText = plan ? `\n\nPlan:\n${JSON.stringify(plan, null, 2)}` : '';
   const textMode = input.editMode === 'text';
+  /** Text mode: files the model saw only in part; a whole-file block for one is refused. */
+  const shownInPart = new Set<string>();
   /** Text mode: why the file blocks of the last answer were not applied (nothing was written). */
   let applyProblem: string | undefined;
-  const textAttempt = async (role: 'coder' | 'fixer', task: string): Promise<AgentLoopResult> => {
-    const r = await loop(role, textEditPrompt(input.type, role, checkNames), task, []);
+  const textAttempt = async (role: 'coder' | 'fixer', task: string, round = 1): Promise<AgentLoopResult> => {
+    const r = await loop(role, textEditPrompt(input.type, role, checkNames, round), task, []);
     if (r.stop !== 'completed') return r;
-    applyProblem = await applyBlocks(r.finalText, input.context);
+    applyProblem = await applyBlocks(r.finalText, input.context, shownInPart);
     await input.transcript?.append('file_blocks', {
       role,
       applied: !applyProblem,
@@ -226,45 +264,134 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     return r;
   };
   const codeTask = `${input.task}${planText}\n\nRepository map:\n${input.repoMap}`;
-  const coded = textMode
-    ? await textAttempt(
-        'coder',
-        `${codeTask}${await filesOf(plan?.steps.flatMap((st) => st.files) ?? [], input.readFile)}`,
-      )
-    : await loop('coder', coderPrompt(input.type, checkNames), codeTask, ALL_TOOLS);
-  const stop = interrupted(coded);
-  if (stop) return stop;
-  if (!textMode) summary = coded.finalText;
+  const code = async (task: string, files: string[]): Promise<AgentLoopResult> => {
+    if (!textMode) return loop('coder', coderPrompt(input.type, checkNames), task, ALL_TOOLS);
+    const shown = await currentFiles(files, input.readFile);
+    for (const f of shown.partial) shownInPart.add(f);
+    return textAttempt('coder', `${task}${shown.text}`);
+  };
+
+  /** One repair round: the fixer on `repairTask`, its strict JSON report recorded. */
+  const fix = async (repairTask: string, scope: string, taskId?: string): Promise<SolveResult | undefined> => {
+    repairs++;
+    await onPhase('repair', { round: repairs, failing: newFailures.map((c) => c.name), ...(taskId ? { taskId } : {}) });
+    const files = await repairFiles(
+      await input.changedFiles(),
+      input.readFile,
+      textMode ? 'it cannot be replaced whole' : 'read it with read_file and a line range',
+    );
+    for (const f of files.partial) shownInPart.add(f);
+    const fixTask = `${repairTask}${scope}\n\nThe request:\n${input.task}${planText}\n\nThe latest version of each changed file:\n${files.text || '(no file changed yet)'}`;
+    let fixed = textMode
+      ? await textAttempt('fixer', fixTask, repairs)
+      : await loop('fixer', fixerPrompt(checkNames, repairs), fixTask, ALL_TOOLS);
+    let stop = interrupted(fixed);
+    if (stop) return stop;
+    const answer = (r: AgentLoopResult) => (textMode ? proseAfterBlocks(r.finalText) : r.finalText);
+    let parsed = extractModelJson(FixReport, answer(fixed));
+    if (!parsed.ok && !textMode) {
+      // One corrective turn in the same conversation, as for the planner and the reviewer.
+      fixed = await loop('fixer', fixerPrompt(checkNames, repairs), fixTask, ALL_TOOLS, [
+        ...fixed.messages,
+        { role: 'user', content: [{ type: 'text', text: notValid(parsed.problem) }] },
+      ]);
+      stop = interrupted(fixed);
+      if (stop) return stop;
+      parsed = extractModelJson(FixReport, answer(fixed));
+    }
+    const entry: FixReportEntry = {
+      round: repairs,
+      ...(taskId ? { taskId } : {}),
+      valid: parsed.ok,
+      ...(parsed.ok ? { report: parsed.value } : { problem: parsed.problem }),
+    };
+    fixReports.push(entry);
+    if (!journal.replaying) await input.onFixReport?.(entry);
+    if (parsed.ok) {
+      const fixes = parsed.value.fixes_applied.map((f) => `${f.file}: ${f.description}`).join('; ');
+      summary = `${summary}\n\nRepair round ${repairs}: ${fixes || parsed.value.status}`.trim();
+    }
+    return undefined;
+  };
+
+  if (input.perStepVerification && plan) {
+    for (const step of plan.steps) {
+      const stop = await verifiedStep(plan, step);
+      if (stop) return stop;
+    }
+  } else {
+    const coded = await code(codeTask, plan?.steps.flatMap((st) => st.files) ?? []);
+    const stop = interrupted(coded);
+    if (stop) return stop;
+    if (!textMode) summary = coded.finalText;
+  }
 
   for (;;) {
     const repairTask = applyProblem
       ? `Your file blocks were not applied; nothing was written:\n${applyProblem}`
       : await verifyAndReview();
     if (typeof repairTask !== 'string') return repairTask;
-    if (applyProblem && repairs >= maxRepairs) {
+    if (applyProblem && finalRounds() >= maxRepairs) {
       return partial(
         'checks_failed',
         `file blocks still not applicable after ${repairs} repair rounds: ${applyProblem}`,
       );
     }
+    const stop = await fix(repairTask, '');
+    if (stop) return stop;
+  }
 
-    repairs++;
-    await onPhase('repair', { round: repairs, failing: newFailures.map((c) => c.name) });
-    const files = await Promise.all(
-      (await input.changedFiles()).map(async (f) => {
-        const content = await input.readFile(f);
-        return content === undefined
-          ? `--- FILE REMOVED ${f} ---`
-          : `--- FILE REPLACEMENT ${f} ---\n${content.slice(0, MAX_FILE_IN_PROMPT)}`;
-      }),
-    );
-    const fixTask = `${repairTask}\n\nThe request:\n${input.task}${planText}\n\nThe latest version of each changed file:\n${files.join('\n\n') || '(no file changed yet)'}`;
-    const fixed = textMode
-      ? await textAttempt('fixer', fixTask)
-      : await loop('fixer', fixerPrompt(checkNames), fixTask, ALL_TOOLS);
-    const fixStop = interrupted(fixed);
-    if (fixStop) return fixStop;
-    if (fixed.finalText && !textMode) summary = `${summary}\n\n${fixed.finalText}`.trim();
+  /**
+   * One plan step under per-step verification: the coder on this step only, then the step's
+   * declared checks; red goes to the fixer (at most `maxRepairs` rounds for the step) and
+   * blocks the next step until green.
+   */
+  async function verifiedStep(p: Plan, step: PlanStep): Promise<SolveResult | undefined> {
+    const id = step.id ?? '?';
+    const base = { planId: p.plan_id ?? '', taskId: id, title: step.title };
+    await onPlanStep({ ...base, state: 'started' });
+    const task = `${codeTask}\n\nWork on step ${id} only ("${step.title}"; done when: ${step.acceptance}). The steps before it are done; leave the later ones for later.`;
+    const coded = await code(task, step.files);
+    const stop = interrupted(coded);
+    if (stop) return stop;
+    if (!textMode) summary = `${summary}\n\n${id}: ${coded.finalText}`.trim();
+    if (step.tests.length === 0) {
+      await onPlanStep({ ...base, state: 'done' });
+      return undefined;
+    }
+    for (let round = 0; ; round++) {
+      let repairTask: string;
+      if (applyProblem) repairTask = `Your file blocks were not applied; nothing was written:\n${applyProblem}`;
+      else {
+        checks = await journal.checks(async () => {
+          const runs: CheckRun[] = [];
+          for (const name of step.tests) runs.push(await input.context.checks.run(name, input.context.signal));
+          return runs;
+        });
+        newFailures = blockingFailures(input.type, checks, input.baseline);
+        const states = checks.map((c) => ({ name: c.name, passed: !newFailures.includes(c) }));
+        if (newFailures.length === 0) {
+          await onPlanStep({ ...base, state: 'verified', checks: states });
+          return undefined;
+        }
+        if (round >= maxRepairs) {
+          await onPlanStep({ ...base, state: 'failed', checks: states });
+          return partial(
+            'checks_failed',
+            `step ${id} ("${step.title}") still failing after ${round} repair rounds: ${newFailures.map((c) => c.name).join(', ')}; the later steps were not started`,
+          );
+        }
+        repairTask = failureText(newFailures);
+      }
+      if (applyProblem && round >= maxRepairs)
+        return partial('checks_failed', `step ${id}: file blocks still not applicable: ${applyProblem}`);
+      const fixStop = await fix(
+        repairTask,
+        `\n\nThis is step ${id} of the plan ("${step.title}"): make its checks (${step.tests.join(', ')}) pass before anything else.`,
+        id,
+      );
+      if (fixStop) return fixStop;
+    }
   }
 
   /** Runs the checks; returns the next repair task, or the final result (ready, or out of repairs). */
@@ -280,26 +407,23 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     });
     newFailures = blockingFailures(input.type, checks, input.baseline);
 
+    const rounds = finalRounds();
     if (newFailures.length > 0) {
-      if (repairs >= maxRepairs) {
+      if (rounds >= maxRepairs) {
         return partial(
           'checks_failed',
           `checks still failing after ${repairs} repair rounds: ${newFailures.map((c) => c.name).join(', ')}`,
         );
       }
       const fingerprint = newFailures.map((c) => failureFingerprint(c.name, c.output)).join(',');
-      if (repairs >= 2 && fingerprint === lastFingerprint) {
+      if (rounds >= 2 && fingerprint === lastFingerprint) {
         return partial(
           'stuck',
           `the same failure (${newFailures.map((c) => c.failingTests.join(', ') || c.name).join('; ')}) came back after two repairs`,
         );
       }
       lastFingerprint = fingerprint;
-      return newFailures
-        .map(
-          (c) => `Check "${c.name}" failed (exit ${c.exitCode ?? 'none'}):\n$ ${c.command}\n${trimFailure(c.output)}`,
-        )
-        .join('\n\n');
+      return failureText(newFailures);
     }
 
     await onPhase('review', {});
@@ -323,7 +447,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
       return partial('invalid_review', `the reviewer's answer was invalid twice: ${reviewed.parsed.problem}`);
     const review = reviewed.parsed.value;
     if (review.decision === 'accept') return { ...partial('ready'), review };
-    if (repairs >= maxRepairs) {
+    if (rounds >= maxRepairs) {
       return {
         ...partial(
           'review_rejected',
@@ -336,11 +460,45 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   }
 }
 
-/** Parses and applies a text-mode answer, all or nothing; returns why it was not applied, if it was not. */
-async function applyBlocks(answer: string, context: ToolContext): Promise<string | undefined> {
+/** The repair task for failing checks: each with its command and the seed 002 head-and-tail of its output. */
+function failureText(failing: CheckRun[]): string {
+  return failing
+    .map((c) => `Check "${c.name}" failed (exit ${c.exitCode ?? 'none'}):\n$ ${c.command}\n${trimFailure(c.output)}`)
+    .join('\n\n');
+}
+
+function notValid(problem: string): string {
+  return `That answer is not valid: ${problem}. Reply with only the JSON object, matching the schema exactly.`;
+}
+
+/** Text mode: the fixer's JSON report follows its last file block; file contents may hold braces of their own. */
+function proseAfterBlocks(answer: string): string {
+  const lines = answer.split('\n');
+  const last = lines.findLastIndex((l) => /^\^\^\^(end|delete)\s*$/.test(l.replace(/\r$/, '')));
+  return lines.slice(last + 1).join('\n');
+}
+
+/**
+ * Parses and applies a text-mode answer, all or nothing; returns why it was not applied, if
+ * it was not. A whole-file block for a file the model saw only in part is refused: the part
+ * it did not see would be dropped.
+ */
+async function applyBlocks(
+  answer: string,
+  context: ToolContext,
+  shownInPart: ReadonlySet<string>,
+): Promise<string | undefined> {
   const { blocks, problems } = parseFileBlocks(answer);
   if (problems.length > 0) return problems.map((p) => `line ${p.line}: ${p.message}`).join('\n');
   if (blocks.length === 0) return 'the answer contains no file blocks';
+  const cut = blocks.filter((b) => b.kind === 'write' && shownInPart.has(normalizedPath(b.path)));
+  if (cut.length > 0)
+    return cut
+      .map(
+        (b) =>
+          `line ${b.line}: ${b.path} was shown to you only in part (it is too large for the prompt); a whole-file block would drop the rest of it. Leave it unchanged or change a smaller file.`,
+      )
+      .join('\n');
   try {
     // The write hooks (secret scan, lint baseline) run before anything is written, like the tools'.
     for (const b of blocks) await context.onWrite?.(b.path, b.kind === 'write' ? b.content : null);
@@ -352,14 +510,8 @@ async function applyBlocks(answer: string, context: ToolContext): Promise<string
   }
 }
 
-/** Current contents of the given files, for a model that cannot read them itself. */
-async function filesOf(paths: string[], read: (rel: string) => Promise<string | undefined>): Promise<string> {
-  const parts: string[] = [];
-  for (const p of [...new Set(paths)]) {
-    const content = await read(p);
-    if (content !== undefined) parts.push(`--- FILE ${p} ---\n${content.slice(0, MAX_FILE_IN_PROMPT)}`);
-  }
-  return parts.length ? `\n\nCurrent files:\n${parts.join('\n\n')}` : '';
+function normalizedPath(p: string): string {
+  return path.posix.normalize(p.trim().replaceAll('\\', '/')).replace(/^\.\//, '');
 }
 
 function preExistingOf(checks: CheckRun[], blocking: CheckRun[], baseline: Record<string, BaselineCheck>) {
@@ -400,12 +552,7 @@ async function askForJson<S extends z.ZodType>(
     ...first.messages,
     {
       role: 'user',
-      content: [
-        {
-          type: 'text',
-          text: `That answer is not valid: ${parsed.problem}. Reply with only the JSON object, matching the schema exactly.`,
-        },
-      ],
+      content: [{ type: 'text', text: notValid(parsed.problem) }],
     },
   ];
   const second = await loop(role, system, task, tools, messages);

@@ -37,7 +37,7 @@ const text = (content: string): Responder => json(chatCompletion({ content, fini
 const FIVE_TURNS: Responder[] = [
   tool('list_dir', { path: '.' }),
   tool('read_file', { path: 'notes.txt' }),
-  tool('write_file', { path: 'notes.txt', content: 'fixed\n' }),
+  tool('write_file', { path: 'notes.txt', content: 'fixed\n', mode: 'overwrite' }),
   text('Fixed the notes.'),
   text(JSON.stringify({ decision: 'accept', reasons: ['the notes are fixed'], must_fix: [] })),
 ];
@@ -130,7 +130,7 @@ describe('a retried solve resumes its conversation from the last completed turn'
     // The resumed call continues the same conversation: the first three turns, tool results included.
     const resumed = JSON.stringify(server.requests[3]?.body);
     for (const call of ['list_dir', 'read_file', 'write_file']) expect(resumed).toContain(call);
-    expect(resumed).toContain('Wrote notes.txt');
+    expect(resumed).toContain('Overwrote notes.txt');
     // Phases the first attempt reported are not reported again.
     expect(first.phases).toEqual(['code']);
     expect(retry.phases).toEqual(['verify', 'review']);

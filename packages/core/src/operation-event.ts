@@ -43,6 +43,10 @@ export const OperationEventData = {
   usage: z.looseObject({}),
   plan_confirmation: z.looseObject({ state: z.string() }),
   deploy: z.looseObject({ step: z.string() }),
+  /** Per-step verification: a plan task started, verified, still red or done. */
+  plan_step: z.looseObject({ taskId: z.string(), state: z.string() }),
+  /** The fixer's strict JSON outcome (seed 000), or why it was not valid. */
+  fix_report: z.looseObject({ round: z.number(), valid: z.boolean() }),
   /** Red CI on the PR head: what was done about it (a revision, pre-existing, needs a person). */
   ci_failure: z.looseObject({ state: z.string(), headSha: z.string() }),
   /** What runs the repository's code; `sandboxed: false` only under SANDBOX=none. */

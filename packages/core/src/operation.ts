@@ -262,6 +262,12 @@ export const Operation = z.object({
     .optional(),
   /** Why the operation ended where it did (failed, cancelled, rejected). */
   error: z.string().optional(),
+  /**
+   * A failed operation's closing report (seed 000's failure format, markdown): Summary,
+   * Issues, Partial changes (with the kept diff), Recommendation. Shown in the dashboard,
+   * Slack and the PR's tracking comment.
+   */
+  failureReport: z.string().max(60_000).optional(),
   transcriptPath: z.string().optional(),
   /** What ran the repository's code: `sandboxed: false` only under SANDBOX=none, and then every view says so. */
   sandbox: z.object({ runner: z.string(), sandboxed: z.boolean() }).optional(),

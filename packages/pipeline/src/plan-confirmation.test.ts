@@ -27,7 +27,7 @@ function op(overrides: Partial<Operation> = {}): Operation {
 
 const plan = {
   summary: 'Add a limiter',
-  steps: [{ title: 'Limit requests', files: ['src/limit.ts'], acceptance: 'tests pass' }],
+  steps: [{ title: 'Limit requests', files: ['src/limit.ts'], acceptance: 'tests pass', tests: [] }],
   risks: [],
 };
 
@@ -55,6 +55,7 @@ describe('planWithNote', () => {
       title: 'Change requested by U1 when the plan was confirmed',
       files: [],
       acceptance: 'keep the old header',
+      tests: [],
     });
     expect(plan.steps).toHaveLength(1);
     expect(planWithNote(plan, {})).toBe(plan);

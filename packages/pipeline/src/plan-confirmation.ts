@@ -22,7 +22,12 @@ export function planWithNote(plan: Plan, confirmation: Pick<PlanConfirmation, 'n
     ...plan,
     steps: [
       ...plan.steps,
-      { title: `Change requested${by} when the plan was confirmed`, files: [], acceptance: confirmation.note },
+      {
+        title: `Change requested${by} when the plan was confirmed`,
+        files: [],
+        acceptance: confirmation.note,
+        tests: [],
+      },
     ],
   };
 }

@@ -21,6 +21,7 @@ describe('mergePolicies: the repository file only tightens', () => {
         ci: { enabled: true, max_attempts: 2, settle_ms: 120_000 },
         allow_bots: [],
       },
+      verification: { per_step: false },
     });
   });
 
@@ -98,6 +99,14 @@ describe('mergePolicies: the repository file only tightens', () => {
       'infra/**',
       'k8s/**',
     ]);
+  });
+
+  it('verification.per_step: on when either file asks for it; the repository cannot turn the service’s off', () => {
+    expect(merge('', '').verification.per_step).toBe(false);
+    expect(merge('', 'verification: { per_step: true }').verification.per_step).toBe(true);
+    expect(merge('verification: { per_step: true }', 'verification: { per_step: false }').verification.per_step).toBe(
+      true,
+    );
   });
 
   it('auto_approve.enabled: needs both the service and the repository', () => {

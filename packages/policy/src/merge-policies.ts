@@ -94,6 +94,7 @@ export function servicePolicy(service: ServicePolicyFile): Policy {
       },
       allow_bots: service.triggers?.allow_bots ?? DEFAULT_TRIGGERS.allow_bots,
     },
+    verification: { per_step: service.verification?.per_step ?? false },
     ...(service.deploy ? { deploy: resolveDeploy(service.deploy) } : {}),
   };
 }
@@ -190,6 +191,8 @@ export function mergePolicies(service: ServicePolicyFile, repo: RepoPolicyFile, 
       },
       allow_bots: base.triggers.allow_bots,
     },
+    // Stricter wins: either file can ask for every step to be verified on its own.
+    verification: { per_step: base.verification.per_step || (repo.verification?.per_step ?? false) },
     ...(deploy ? { deploy } : {}),
   };
 }

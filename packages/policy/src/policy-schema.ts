@@ -163,6 +163,16 @@ const policyShape = {
     })
     .optional(),
   deploy: DeploySettings.optional(),
+  verification: z
+    .strictObject({
+      /**
+       * Seed 004: after each plan step, the checks the step declares (`tests`) run, and a red
+       * step goes to the fixer before the next one starts. Default false: the checks run once
+       * the whole plan is done (fewer check runs; a slow suite makes per-step costly).
+       */
+      per_step: z.boolean().optional(),
+    })
+    .optional(),
 };
 
 const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -258,6 +268,8 @@ export const Policy = z.object({
       allow_bots: z.array(z.string()),
     })
     .default(() => structuredClone(DEFAULT_TRIGGERS)),
+  /** Defaulted: a policy fixed on an operation before this key existed still reads. */
+  verification: z.object({ per_step: z.boolean() }).default({ per_step: false }),
   deploy: z
     .object({
       on_merge: z.boolean(),

@@ -27,6 +27,15 @@ export const TRANSCRIPT_ARTIFACT = 'transcript.jsonl';
 /** The unpushed diff saved when an operation stops before it could publish. */
 export const KEPT_DIFF_ARTIFACT = 'kept.diff';
 
+/**
+ * The order an operation's artifacts are listed in: the numbered run record first, by
+ * number (the order things happened), then the rest by name.
+ */
+export function sortArtifactNames(names: readonly string[]): string[] {
+  const number = (n: string) => Number(/^(\d+)-/.exec(n)?.[1] ?? Number.POSITIVE_INFINITY);
+  return [...names].sort((a, b) => number(a) - number(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** Appends to one artifact: the shape the agent's TranscriptWriter writes to. */
 export function artifactAppender(
   store: ArtifactStore,

@@ -1,4 +1,4 @@
-import { type ArtifactStore, TRANSCRIPT_ARTIFACT } from './artifact-store.ts';
+import { type ArtifactStore, sortArtifactNames, TRANSCRIPT_ARTIFACT } from './artifact-store.ts';
 import type { OperationEvents } from './operation-events.ts';
 import type { OperationStore } from './operation-store.ts';
 
@@ -37,7 +37,7 @@ export async function* auditTrail(deps: AuditTrailDeps, opId: string): AsyncGene
     yield line({ kind: 'transcript', entry: parseEntry(entry) });
   }
   if (transcript?.truncated) yield line({ kind: 'transcript_truncated', artifact: TRANSCRIPT_ARTIFACT });
-  for (const name of names.filter((n) => n !== TRANSCRIPT_ARTIFACT).sort()) {
+  for (const name of sortArtifactNames(names.filter((n) => n !== TRANSCRIPT_ARTIFACT))) {
     const artifact = await deps.artifacts.read(opId, name);
     if (artifact) yield line({ kind: 'artifact', name, truncated: artifact.truncated, content: artifact.content });
   }

@@ -16,6 +16,7 @@ export type PathRule =
   | 'hard_link'
   | 'special_file'
   | 'protected'
+  | 'undeletable'
   | 'gitignored'
   | 'secret_file'
   | 'empty';
@@ -62,7 +63,20 @@ export const DEFAULT_PROTECTED: readonly string[] = [
   '.circleci/**',
   'Jenkinsfile',
   '.husky/**',
+  // Seed 003's critical files: the supervisor's own scripts, instructions and configuration
+  // (`agent-config/` holds the API key there), and build output.
+  '**/codeRollup.sh',
+  '**/LLMInstructions.md',
+  '**/UserSpecification.md',
+  'agent-config/**',
+  'target/**',
 ];
+
+/**
+ * Files the agent may edit but never delete (seed 000: a web app without its entry points,
+ * manifest or bundler config does not build, and no request asks for that). Root-relative.
+ */
+export const DEFAULT_UNDELETABLE: readonly string[] = ['package.json', 'index.html', 'vite.config.js', 'src/main.jsx'];
 
 /** Files that usually hold credentials: neither read nor written. Tested per path segment. */
 export const SECRET_FILE_PATTERNS: readonly RegExp[] = [
@@ -97,6 +111,8 @@ function globToRegExp(glob: string): RegExp {
 export interface PathGuardOptions {
   /** Globs refused for writing. Default DEFAULT_PROTECTED; pass a list to replace it. */
   protected?: readonly string[];
+  /** Globs that may be written but not deleted. Default DEFAULT_UNDELETABLE. */
+  undeletable?: readonly string[];
   /** Patterns refused for reading and writing. Default SECRET_FILE_PATTERNS. */
   secretFiles?: readonly RegExp[];
   /** Refuse writes to paths the worktree's .gitignore files ignore. Default true. */
@@ -123,6 +139,7 @@ const MAX_PATH = 1024;
  */
 export class PathGuard {
   readonly #protected: RegExp[];
+  readonly #undeletable: RegExp[];
   readonly #secretFiles: readonly RegExp[];
   readonly #refuseGitignored: boolean;
 
@@ -131,6 +148,7 @@ export class PathGuard {
     options: PathGuardOptions = {},
   ) {
     this.#protected = (options.protected ?? DEFAULT_PROTECTED).map(globToRegExp);
+    this.#undeletable = (options.undeletable ?? DEFAULT_UNDELETABLE).map(globToRegExp);
     this.#secretFiles = options.secretFiles ?? SECRET_FILE_PATTERNS;
     this.#refuseGitignored = options.refuseGitignored ?? true;
   }
@@ -204,6 +222,18 @@ export class PathGuard {
       if (matcher.ignores(rel) || matcher.ignores(relReal)) throw new PathRefusedError(requested, 'gitignored');
     }
     await this.#checkTarget(requested, resolved, true);
+    return resolved;
+  }
+
+  /** Resolves a path to delete: writable, and not one of the files that must stay (see DEFAULT_UNDELETABLE). */
+  async resolveForDelete(requested: string): Promise<string> {
+    const resolved = await this.resolveForWrite(requested);
+    const relReal = path
+      .relative(await realpath(this.root), resolved)
+      .split(path.sep)
+      .join('/');
+    if (this.#undeletable.some((re) => re.test(this.normalize(requested)) || re.test(relReal)))
+      throw new PathRefusedError(requested, 'undeletable');
     return resolved;
   }
 

@@ -144,6 +144,47 @@ describe('SlackMessages', () => {
     );
   });
 
+  it("shows a failed operation's report (Summary, Issues, Partial changes, Recommendation) in Slack's markdown", () => {
+    const failureReport = [
+      '## fix failed',
+      '',
+      '### Summary',
+      'Attempted: fix it. It stopped: checks failed.',
+      '',
+      '### Issues',
+      '- check `test` exited with 1 <@U999>',
+      '',
+      '### Partial changes',
+      '- `src/app.js`',
+      '',
+      '### Recommendation',
+      'Retry with more specific instructions.',
+    ].join('\n');
+    const note = messages.note(
+      { id: '1-0', ts: '', opId: 'lx2k9a3f01ab', type: 'status', data: { to: 'failed', reason: 'checks failed' } },
+      op({ status: 'failed', error: 'checks failed', failureReport }),
+    );
+    const shown = (note!.blocks![0] as { text: { text: string } }).text.text;
+    expect(shown).toBe(
+      [
+        ':boom: *fix failed*',
+        '',
+        '*Summary*',
+        'Attempted: fix it. It stopped: checks failed.',
+        '',
+        '*Issues*',
+        '• check `test` exited with 1 &lt;@U999&gt;',
+        '',
+        '*Partial changes*',
+        '• `src/app.js`',
+        '',
+        '*Recommendation*',
+        'Retry with more specific instructions.',
+      ].join('\n'),
+    );
+    expect(note?.milestone).toBe(true);
+  });
+
   it('formats durations', () => {
     expect([formatDuration(0), formatDuration(59_400), formatDuration(61_000), formatDuration(3_723_000)]).toEqual([
       '0s',

@@ -434,6 +434,8 @@ export class SlackMessages {
       case 'slack_thread':
       case 'stuck':
       case 'unstuck':
+      case 'plan_step':
+      case 'fix_report':
         return undefined;
       case 'sandbox':
         return d.sandboxed ? undefined : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
@@ -513,6 +515,9 @@ export class SlackMessages {
         };
       }
       case 'failed':
+        // The failure report (Summary, Issues, Partial changes, Recommendation) when the job wrote one.
+        if (op.failureReport)
+          return plain(`:boom: ${this.truncate(slackMarkdown(op.failureReport), SLACK_TEXT_LIMIT, op.id)}`, true);
         return plain(`:boom: Failed:\n${this.#codeBlock(reason ?? 'no reason recorded', op.id)}`, true);
       case 'cancelled':
         return plain(
@@ -523,6 +528,15 @@ export class SlackMessages {
         return undefined;
     }
   }
+}
+
+/** The report's markdown in Slack's dialect: headings bold, bullets as •; code fences and `code` stay. */
+export function slackMarkdown(markdown: string): string {
+  return markdown
+    .replace(/^#{1,6} (.+)$/gm, '*$1*')
+    .replace(/^- /gm, '• ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function shownPlan(raw: unknown): ShownPlan | undefined {

@@ -3,9 +3,10 @@ import path from 'node:path';
 import { PullwrightError } from '@pullwright/core';
 import type { FileBlock, FileBlockProblem } from './parse-file-blocks.ts';
 
-/** Resolves a model-supplied path for writing or throws; `PathGuard` from @pullwright/security fits. */
+/** Resolves a model-supplied path for writing or deleting, or throws; `PathGuard` from @pullwright/security fits. */
 export interface WriteGuard {
   resolveForWrite(requested: string): Promise<string>;
+  resolveForDelete(requested: string): Promise<string>;
 }
 
 export interface AppliedFileBlock {
@@ -82,7 +83,7 @@ async function verify(root: string, blocks: FileBlock[], guard: WriteGuard, io: 
       problems.push({ line: block.line, path: block.path, message: `line ${block.line} ${block.path}: ${message}` });
     let abs: string;
     try {
-      abs = await guard.resolveForWrite(block.path);
+      abs = await (block.kind === 'delete' ? guard.resolveForDelete(block.path) : guard.resolveForWrite(block.path));
     } catch (err) {
       refused = true;
       // The guard's message names the rule, never content (PathRefusedError).

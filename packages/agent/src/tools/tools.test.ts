@@ -105,9 +105,56 @@ describe('agent tools', () => {
   it('write_file creates directories; list_dir shows them and hides .git', async () => {
     await mkdir(path.join(root, '.git'));
     expect((await tool('write_file').execute({ path: 'test/math.test.js', content: 'a\nb' }, ctx)).content).toBe(
-      'Wrote test/math.test.js (2 lines).',
+      'Created test/math.test.js (2 lines).',
     );
     expect((await tool('list_dir').execute({}, ctx)).content).toBe('src/\ntest/');
+  });
+
+  it('write_file create refuses an existing file with a message the model can act on, and writes nothing', async () => {
+    const before = await readFile(path.join(root, 'src/math.js'), 'utf8');
+    const r = await tool('write_file').execute({ path: 'src/math.js', content: 'export {};\n' }, ctx);
+    expect(r).toEqual({
+      isError: true,
+      content:
+        'src/math.js already exists, so it was not created (nothing was written). Read it first; then change it with edit_file, or replace it entirely with write_file and mode "overwrite".',
+    });
+    expect(await readFile(path.join(root, 'src/math.js'), 'utf8')).toBe(before);
+    // Not even the write hook (locks, secret scan) ran: nothing was going to be written.
+    expect(writes).toEqual([]);
+
+    const overwritten = await tool('write_file').execute(
+      { path: 'src/math.js', content: 'export {};\n', mode: 'overwrite' },
+      ctx,
+    );
+    expect(overwritten).toEqual({ isError: false, content: 'Overwrote src/math.js (2 lines).' });
+    expect(await readFile(path.join(root, 'src/math.js'), 'utf8')).toBe('export {};\n');
+
+    const missing = await tool('write_file').execute({ path: 'src/new.js', content: 'x', mode: 'overwrite' }, ctx);
+    expect(missing.isError).toBe(true);
+    expect(missing.content).toContain('src/new.js does not exist, so there is nothing to overwrite');
+  });
+
+  it("seed 000's entry points can be edited but not deleted; seed 003's critical files not written at all", async () => {
+    await writeFile(path.join(root, 'package.json'), '{}\n');
+    await mkdir(path.join(root, 'agent-config'));
+    await writeFile(path.join(root, 'agent-config/query.txt'), 'q\n');
+    const del = await tool('delete_file').execute({ path: 'package.json' }, ctx);
+    expect(del).toEqual({ isError: true, content: 'path refused (undeletable): "package.json"' });
+    const edit = await tool('write_file').execute(
+      { path: 'package.json', content: '{"a":1}\n', mode: 'overwrite' },
+      ctx,
+    );
+    expect(edit.isError).toBe(false);
+    for (const target of [
+      'codeRollup.sh',
+      'docs/LLMInstructions.md',
+      'spec/UserSpecification.md',
+      'agent-config/query.txt',
+      'target/x.txt',
+    ]) {
+      const r = await tool('write_file').execute({ path: target, content: 'x\n', mode: 'create' }, ctx);
+      expect(r.content, target).toMatch(/^path refused \(protected\)/);
+    }
   });
 
   it('file tools refuse paths outside the worktree, through symlinks and into .git', async () => {

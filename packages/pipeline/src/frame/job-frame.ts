@@ -135,7 +135,7 @@ async function framedJob<C extends FrameContext>(
     if (!(err instanceof StopOperation) && !isPullwrightError(err)) log.error({ err }, 'job crashed');
     ctx.op = await deps.store.get(opId);
     log.info({ status: stop.status, reason: deps.redactor.redact(stop.reason) }, 'job stopped');
-    const ended = await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason)));
+    const ended = await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason), stop.kind));
     await syncIssueTracking(deps, ended);
     return ended;
   } finally {

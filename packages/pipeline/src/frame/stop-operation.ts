@@ -7,6 +7,8 @@ export class StopOperation extends Error {
     /** `failed` for a refusal or an error, `cancelled` for a stop someone asked for. */
     readonly status: 'failed' | 'cancelled',
     readonly reason: string,
+    /** What kind of failure (an agent outcome: `budget`, `checks_failed`…): picks the failure report's recommendation. */
+    readonly kind?: string,
   ) {
     super(reason);
   }

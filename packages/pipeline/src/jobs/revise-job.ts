@@ -30,7 +30,7 @@ import { operationTranscript, readInbox, stopReason } from '../steps/solve-step.
 import { verifyStep } from '../steps/verify-step.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
 import { quote, trackingBody } from '../tracking-comment.ts';
-import { releaseWork, workContext, workInterrupted } from './work-job.ts';
+import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };
 
@@ -162,7 +162,7 @@ const reviseAgentStep: Step<ReviseContext> = {
   async run(ctx) {
     if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
     const { deps, job } = ctx;
-    const { gate, budget, checks } = workOf(ctx);
+    const { gate, budget, checks, record } = workOf(ctx);
     const result = await runAgentLoop({
       provider: deps.createProvider(ctx.op),
       system: coderPrompt('revise', checks.names()),
@@ -175,6 +175,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       readInbox: () => readInbox(ctx),
       onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),
       onUsage: usageRecorder(deps.store, ctx.opId, budget),
+      onModelCall: (call) => record.modelCall(call),
     });
     if (result.stop !== 'completed') {
       const reason = result.reason ?? result.stop;
@@ -337,6 +338,11 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
         )
       : undefined;
     const moved = head && pr && head !== pr.headSha;
+    // Read before release removes the revision's worktree, and before the status changes: whoever
+    // sees the PR handed back finds the report on it at once.
+    const report = pr
+      ? await failureReportOf(ctx, stop, 'The revision could not be completed; the branch is unchanged')
+      : undefined;
     const back = await deps.store.update(
       ctx.opId,
       (cur) =>
@@ -356,18 +362,9 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
       },
     );
     if (pr) {
+      const note = report ?? `The revision could not be completed; the branch is unchanged.\n\n${quote(stop.reason)}`;
       await deps.forge
-        .upsertTrackingComment(
-          back.repo,
-          pr.number,
-          deps.redactor.redact(
-            trackingBody(
-              back,
-              `The revision could not be completed; the branch is unchanged.\n\n${quote(stop.reason)}`,
-              deps.publicUrl,
-            ),
-          ),
-        )
+        .upsertTrackingComment(back.repo, pr.number, deps.redactor.redact(trackingBody(back, note, deps.publicUrl)))
         .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
     }
     return back;

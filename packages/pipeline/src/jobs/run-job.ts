@@ -13,7 +13,7 @@ import { solveStep } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { baselineOf, type WorkContext, workOf } from '../steps/work-context.ts';
 import { trackingBody } from '../tracking-comment.ts';
-import { releaseWork, workContext, workInterrupted } from './work-job.ts';
+import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 /** /debug: the tests that fail without the fix and pass with it. */
 const evidenceStep: Step<WorkContext> = {
@@ -119,10 +119,21 @@ export const RUN_JOB: JobDefinition<WorkContext> = {
   context: (deps, op, log) => workContext(deps, op, log, 'run', op.id),
   steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, evidenceStep, publishStep],
   interrupted: workInterrupted,
-  stop: async (ctx, stop) =>
-    FINAL_STATUSES.has(ctx.op.status)
-      ? ctx.op
-      : ctx.deps.store.transition(ctx.opId, stop.status, { error: stop.reason }),
+  async stop(ctx, stop) {
+    const { deps } = ctx;
+    if (FINAL_STATUSES.has(ctx.op.status)) return ctx.op;
+    if (stop.status === 'cancelled') return deps.store.transition(ctx.opId, 'cancelled', { error: stop.reason });
+    const failureReport = await failureReportOf(ctx, stop, `${ctx.op.type} failed`);
+    const op = await deps.store.transition(ctx.opId, 'failed', {
+      error: stop.reason,
+      ...(failureReport ? { failureReport } : {}),
+    });
+    if (op.pullRequest && failureReport)
+      await deps.forge
+        .upsertTrackingComment(op.repo, op.pullRequest.number, trackingBody(op, failureReport))
+        .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'tracking comment update failed'));
+    return op;
+  },
   release: releaseWork,
 };
 

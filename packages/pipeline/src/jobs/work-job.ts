@@ -1,4 +1,7 @@
+import { blockingFailures, firstFailingTrace, Review } from '@pullwright/agent';
 import { FINAL_STATUSES, type Logger, type Operation } from '@pullwright/core';
+import { KEPT_DIFF_ARTIFACT } from '@pullwright/queue';
+import { failureReport, type ReportIssue } from '../failure-report.ts';
 import type { JobDefinition } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { tokenHolder } from '../operation-accounting.ts';
@@ -53,3 +56,64 @@ export const releaseWork: JobDefinition<WorkContext>['release'] = async (ctx, fi
       .remove(ctx.worktreeId, ctx.op.repo)
       .catch((err) => log.warn({ err }, 'worktree cleanup failed'));
 };
+
+/**
+ * The failure report of a job that changes code (see `failureReport`): the checks still
+ * failing in the worktree (with their first trace), the reviewer's must-fix items, what the
+ * last fixer report left, and the partial change — whose diff is kept as an artifact, since
+ * a failed job pushes nothing. Read before release removes the worktree.
+ */
+export async function failureReportOf(
+  ctx: WorkContext,
+  stop: StopOperation,
+  title: string,
+): Promise<string | undefined> {
+  // The operation must still end with its status and reason when the report cannot be made.
+  return buildReport(ctx, stop, title).catch((err: unknown) => {
+    ctx.log.warn({ err: (err as Error).message }, 'failure report could not be made');
+    return undefined;
+  });
+}
+
+async function buildReport(ctx: WorkContext, stop: StopOperation, title: string): Promise<string> {
+  const { deps, op } = ctx;
+  const redact = (t: string) => deps.redactor.redact(t);
+  const issues: ReportIssue[] = [];
+  let files: string[] = [];
+  let keptDiff: { diff: string; artifact: string } | undefined;
+  if (ctx.work) {
+    const { ws, startSha, record } = ctx.work;
+    const type = ctx.kind === 'revise' ? 'revise' : op.type;
+    for (const run of blockingFailures(type, record.latestRuns(), ctx.baseline ?? {})) {
+      const how = run.timedOut ? 'timed out' : `exited with ${run.exitCode ?? 'no code'}`;
+      const tests = run.failingTests.length ? `; failing: ${run.failingTests.slice(0, 5).join(', ')}` : '';
+      issues.push({ text: `check \`${run.name}\` ${how}${tests}`, trace: redact(firstFailingTrace(run.output)) });
+    }
+    files = await deps.workspace.changedFiles(ws.dir, startSha).catch(() => []);
+    const diff = files.length > 0 ? redact(await deps.workspace.diff(ws.dir, startSha).catch(() => '')) : '';
+    if (diff.trim()) {
+      await deps.artifacts.put(ctx.opId, KEPT_DIFF_ARTIFACT, diff);
+      keptDiff = { diff, artifact: KEPT_DIFF_ARTIFACT };
+    }
+  }
+  const review = Review.safeParse(op.review);
+  if (review.success && review.data.decision === 'request_changes')
+    for (const item of review.data.must_fix) issues.push(redact(`reviewer: must fix: ${item}`));
+  const lastFix = ctx.fixReports?.at(-1);
+  if (lastFix?.report?.remaining_errors.length)
+    issues.push(redact(`fixer (round ${lastFix.round}) left: ${lastFix.report.remaining_errors.join('; ')}`));
+  else if (lastFix && !lastFix.valid)
+    issues.push(redact(`fixer (round ${lastFix.round}) report was not valid JSON: ${lastFix.problem}`));
+  // Redacted once more as a whole: the request text and the reason are in it too.
+  return redact(
+    failureReport({
+      title,
+      request: op.description.split('\n')[0]!,
+      reason: stop.reason,
+      kind: stop.kind,
+      issues,
+      files,
+      keptDiff,
+    }),
+  );
+}

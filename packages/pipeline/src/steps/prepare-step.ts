@@ -6,6 +6,7 @@ import { StopOperation } from '../frame/stop-operation.ts';
 import { WorkspaceGate } from '../gates/workspace-gate.ts';
 import { operationBudget } from '../operation-accounting.ts';
 import { CheckResultCache, detectRepoCommands, RepoChecks } from '../repo-checks.ts';
+import { RunRecord } from '../run-record.ts';
 import { checkEvent } from './check-events.ts';
 import type { WorkContext } from './work-context.ts';
 
@@ -65,12 +66,18 @@ export const prepareStep: Step<WorkContext> = {
         'failed',
         'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
       );
+    const record = await RunRecord.open(deps.artifacts, ctx.opId, deps.redactor);
+    const reportCheck = checkEvent(deps.events, ctx.opId);
     // One cache per job: the model's run of a check and the verification of the same tree share it.
     const checks = new RepoChecks(
       ws.dir,
       commands.checks,
       deps.runner,
-      checkEvent(deps.events, ctx.opId),
+      async (run) => {
+        // A result served from the cache is not another check run of the record.
+        if (!run.reused) await record.checkRun(run);
+        await reportCheck(run);
+      },
       new CheckResultCache(),
     );
     const gate = new WorkspaceGate({
@@ -84,7 +91,7 @@ export const prepareStep: Step<WorkContext> = {
       repoMapTokens: deps.repoMapTokens,
     });
     const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
-    ctx.work = { ws, branch, auth, baseSha, startSha, commands, checks, gate, budget };
+    ctx.work = { ws, branch, auth, baseSha, startSha, commands, checks, gate, budget, record };
     ctx.locks.keep();
     const sandbox = { runner: deps.runner.name, sandboxed: deps.runner.sandboxed };
     if (!sandbox.sandboxed || ctx.op.sandbox?.runner !== sandbox.runner)

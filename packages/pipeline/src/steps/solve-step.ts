@@ -1,4 +1,4 @@
-import { type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
+import { numberPlan, type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
 import { artifactAppender, KEPT_DIFF_ARTIFACT, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import type { Step } from '../frame/job-frame.ts';
@@ -54,7 +54,8 @@ export const solveStep: Step<WorkContext> = {
     const { deps } = ctx;
     const { store, events, redactor } = deps;
     const opId = ctx.opId;
-    const { ws, gate, budget, baseSha } = workOf(ctx);
+    const { ws, gate, budget, baseSha, record } = workOf(ctx);
+    const policy = deps.approvalPolicy.policyOf(ctx.op);
     const result = await solveRequest({
       type: ctx.op.type,
       task: taskText(ctx.op),
@@ -72,6 +73,10 @@ export const solveStep: Step<WorkContext> = {
       shouldStop: () => stopReason(ctx),
       readInbox: () => readInbox(ctx),
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
+      onModelCall: (call) => record.modelCall(call),
+      perStepVerification: policy.verification.per_step,
+      onPlanStep: (e) => events.append(opId, 'plan_step', { ...e }).then(() => undefined),
+      onFixReport: (e) => events.append(opId, 'fix_report', redactor.redactValue({ ...e })).then(() => undefined),
       checkpoint: deps.conversations.for(opId, 'run'),
       onPlan: async (planned, { resumed }) => {
         let plan = planned;
@@ -88,6 +93,7 @@ export const solveStep: Step<WorkContext> = {
           if (!outcome.go) throw new StopOperation('cancelled', outcome.reason);
           plan = planWithNote(planned, outcome.confirmation);
         }
+        await record.plan(numberPlan(plan));
         const files = gate.normalize(plan.steps.flatMap((st) => st.files));
         await ctx.locks.lockDeclared(files, {
           shouldStop: async () => {
@@ -115,6 +121,8 @@ export const solveStep: Step<WorkContext> = {
       onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
       onUsage: usageRecorder(store, opId, budget),
     });
+    ctx.fixReports = result.fixReports;
+    if (result.review) await record.review(result.review);
     const summary = redactor.redact(result.summary);
     ctx.op = await store.patch(
       opId,
@@ -148,7 +156,11 @@ async function stopForOutcome(ctx: WorkContext, result: SolveResult): Promise<St
     invalid_review: 'invalid review',
     no_changes: 'no changes',
   };
-  return new StopOperation('failed', `${label[result.outcome] ?? result.outcome}: ${reason}${kept}${failing}`);
+  return new StopOperation(
+    'failed',
+    `${label[result.outcome] ?? result.outcome}: ${reason}${kept}${failing}`,
+    result.outcome,
+  );
 }
 
 /**

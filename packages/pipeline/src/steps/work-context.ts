@@ -1,10 +1,11 @@
-import type { BaselineCheck, BudgetTracker, CheckRun } from '@pullwright/agent';
+import type { BaselineCheck, BudgetTracker, CheckRun, FixReportEntry } from '@pullwright/agent';
 import type { GitAuth } from '@pullwright/security';
 import type { PreparedWorkspace } from '@pullwright/workspace';
 import type { FrameContext } from '../frame/job-frame.ts';
 import type { WorkspaceGate } from '../gates/workspace-gate.ts';
 import type { OperationFileLocks } from '../operation-file-locks.ts';
 import type { RepoChecks, RepoCommands } from '../repo-checks.ts';
+import type { RunRecord } from '../run-record.ts';
 
 /** What the prepare step sets up; every later step of a run or a revision reads it. */
 export interface PreparedWork {
@@ -21,6 +22,8 @@ export interface PreparedWork {
   checks: RepoChecks;
   gate: WorkspaceGate;
   budget: BudgetTracker;
+  /** The numbered artifacts of this operation (model calls, check runs) and its reports. */
+  record: RunRecord;
 }
 
 /** A job that changes code (run, revise): the frame's context plus the work its steps build up. */
@@ -34,6 +37,8 @@ export interface WorkContext extends FrameContext {
   baseline?: Record<string, BaselineCheck>;
   /** The checks as the model's loop last ran them on the final tree (verify reuses them). */
   finalChecks?: CheckRun[];
+  /** The fixer's reports of this job's solve, for the failure report. */
+  fixReports?: FixReportEntry[];
   /** Time a person took to confirm the plan: not the model's time. */
   confirmationWaitMs: number;
 }
