@@ -12,11 +12,12 @@ export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string
 /**
  * One piece of review feedback a revision answers: a review's body, an inline comment or a
  * `/pullwright` comment on GitHub; a change request from Slack (a thread reply, the modal),
- * the dashboard or REST. `id` is the comment id there (Slack: the message ts without its dot).
+ * the dashboard or REST; or the merge train's conflict (`merge_conflict`). `id` is the comment id
+ * there (Slack: the message ts without its dot).
  */
 export const ReviewFeedback = z.object({
   id: z.number().int().nonnegative(),
-  kind: z.enum(['review', 'review_comment', 'issue_comment', 'slack', 'dashboard', 'api']),
+  kind: z.enum(['review', 'review_comment', 'issue_comment', 'slack', 'dashboard', 'api', 'merge_conflict']),
   user: z.string().min(1).max(100),
   body: z.string().max(20_000),
   path: z.string().max(1000).optional(),
