@@ -15,7 +15,6 @@ const InterdiffQuery = z.object({
     .optional(),
 });
 
-
 /**
  * `GET /v1/operations/:id/interdiff?from=<sha>`: what changed on the branch since `from`
  * (default: the last approved head, else the head the last change request was made on),
