@@ -166,6 +166,11 @@ describe('dashboard: the review loop in a real browser', () => {
     await fresh.screenshot({ path: path.join(DOCS, 'dashboard-interdiff.png'), fullPage: true });
     await fresh.locator('#diff-all').click();
     await fresh.locator('.diff-file[data-path="src/slugify.js"]').waitFor(POLL);
+    // The link the tracking comment and Slack give after a revision opens that interdiff.
+    const linked = await signedIn();
+    await linked.goto(`${sys.api.url}/#/op/${id}?tab=changes&from=${h1}`);
+    await linked.locator('#diff-range', { hasText: `since ${h1.slice(0, 7)}` }).waitFor(POLL);
+    expect(await linked.locator('#diff-body .diff-file').count()).toBe(1);
     expect(problems).toEqual([]);
   });
 
