@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
@@ -62,11 +64,34 @@ describe('dashboard: the review loop in a real browser', () => {
   let sys: TestSystem;
   let repo: string;
   let browser: Browser;
+  let hook: Server;
+  let scratch: string;
   const problems: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`chromium is not installed at ${CHROMIUM}: set CHROMIUM_PATH`);
-    sys = await startTestSystem({ env: { DASHBOARD_USERS: `alice:${ALICE}`, DASHBOARD_APPROVERS: 'alice' } });
+    // A deploy target that takes the deploy and reports success.
+    hook = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(req.url === '/deploy' ? { id: 'd1', status: 'queued' } : { status: 'success' }));
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const address = hook.address();
+    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'pw-browser-review-'));
+    const policy = path.join(scratch, 'policy.yml');
+    writeFileSync(
+      policy,
+      `allow: { deploy_hosts: [127.0.0.1] }\ndeploy:\n  on_merge: false\n  target: { kind: webhook, url: '${base}/deploy' }\n  status: { url: '${base}/status/{id}', poll_ms: 100, timeout_ms: 5000 }\n`,
+    );
+    sys = await startTestSystem({
+      env: {
+        DASHBOARD_USERS: `alice:${ALICE}`,
+        DASHBOARD_APPROVERS: 'alice',
+        POLICY_FILE: policy,
+        DEPLOY_WEBHOOK_SECRET: 'deploy-secret-for-browser-tests',
+      },
+    });
     repo = await createSampleRepo(sys.runtime.localForge!);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -77,6 +102,8 @@ describe('dashboard: the review loop in a real browser', () => {
   afterAll(async () => {
     await browser?.close();
     await sys?.stop();
+    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()));
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
   async function signedIn(): Promise<Page> {
@@ -189,6 +216,25 @@ describe('dashboard: the review loop in a real browser', () => {
     const done = await until(id, (o) => o.status === 'awaiting_approval' || o.status === 'failed');
     expect(done.planConfirmation).toMatchObject({ state: 'started', by: 'alice' });
     await page.locator('#timeline', { hasText: 'Plan started by alice' }).waitFor(POLL);
+  });
+
+  it('deploys a merged operation from the Deploy button, with its progress on the timeline', async () => {
+    const op = await store().create({
+      type: 'fix',
+      repo,
+      baseBranch: 'main',
+      description: 'deploy me',
+      requester: { source: 'api', user: 'ci' },
+    });
+    for (const to of ['running', 'awaiting_approval', 'approved', 'merging', 'merged'] as const)
+      await store().transition(op.id, to);
+    const page = await signedIn();
+    await page.goto(`${sys.api.url}/#/op/${op.id}`);
+    await page.locator('#deploy').click(POLL);
+    await page.locator('#deploy-status', { hasText: 'Deployed · webhook · by alice' }).waitFor(POLL);
+    await page.locator('#timeline', { hasText: 'Deploy to webhook started by alice' }).waitFor(POLL);
+    await page.locator('#timeline', { hasText: 'Deployed' }).waitFor(POLL);
+    expect((await store().get(op.id)).deploy).toMatchObject({ status: 'succeeded', by: 'alice' });
   });
 
   it('names every event type in the timeline: no raw type names, no raw JSON', async () => {
