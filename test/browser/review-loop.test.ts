@@ -123,6 +123,9 @@ describe('dashboard: the review loop in a real browser', () => {
   }
 
   const store = () => sys.runtime.store;
+  /** An operation put straight into the store: the page is what is tested, not the pipeline. */
+  const seeded = (description: string) =>
+    store().create({ type: 'fix', repo, baseBranch: 'main', description, requester: { source: 'api', user: 'ci' } });
   const until = async (id: string, done: (op: Operation) => boolean) => {
     await expect.poll(async () => done(await store().get(id)), POLL).toBe(true);
     return store().get(id);
@@ -219,13 +222,7 @@ describe('dashboard: the review loop in a real browser', () => {
   });
 
   it('deploys a merged operation from the Deploy button, with its progress on the timeline', async () => {
-    const op = await store().create({
-      type: 'fix',
-      repo,
-      baseBranch: 'main',
-      description: 'deploy me',
-      requester: { source: 'api', user: 'ci' },
-    });
+    const op = await seeded('deploy me');
     for (const to of ['running', 'awaiting_approval', 'approved', 'merging', 'merged'] as const)
       await store().transition(op.id, to);
     const page = await signedIn();
@@ -238,13 +235,7 @@ describe('dashboard: the review loop in a real browser', () => {
   });
 
   it('names every event type in the timeline: no raw type names, no raw JSON', async () => {
-    const op = await store().create({
-      type: 'fix',
-      repo,
-      baseBranch: 'main',
-      description: 'every event',
-      requester: { source: 'api', user: 'ci' },
-    });
+    const op = await seeded('every event');
     for (const [type, data] of EVENTS) await sys.runtime.events.append(op.id, type, data);
     const page = await signedIn();
     await page.goto(`${sys.api.url}/#/op/${op.id}`);
