@@ -185,6 +185,10 @@ describe('merge train: the base moved after the approval', () => {
     const job = await sys.runtime.queue.queue.getJob(`${op.id}-revise-${revisionId}`);
     expect(job?.data.feedback[0].body).toContain('conflicted in: `src/slugify.js`');
     expect(job?.data.feedback[0].body).toContain(FIXED_LINE.trim());
+    // The ledger says who asked: the merge train, not a reviewer on GitHub.
+    expect(revised.ledger?.map((r) => [r.requestId, r.state, r.entries[0]?.source])).toEqual([
+      [revisionId, 'pushed', 'merge_train'],
+    ]);
 
     // The branch holds the base now; the revision's commit is on top of the train's merge.
     const forgeDir = sys.runtime.localForge!.repoDir(repo);

@@ -97,6 +97,12 @@ deploy:
     const modal = s.fake.callsTo('views.open')[0]!.args.view as { callback_id: string; private_metadata: string };
     expect(modal).toMatchObject({ callback_id: REVISE_VIEW, private_metadata: id });
 
+    // Someone the policy does not let revise gets no modal, and is told which role it takes.
+    expect(await s.click({ user: PROPOSER, actionId: REVISE_ACTION, value: id, hook: 'rc-pat' })).toBe(200);
+    await s.fake.waitFor((calls) => calls.some((c) => c.hook === 'rc-pat'));
+    expect(String(s.fake.calls.find((c) => c.hook === 'rc-pat')!.args.text)).toContain('needs the committer role');
+    expect(s.fake.callsTo('views.open')).toHaveLength(1);
+
     // Submitted: a revision, said in the thread.
     s.sys.runtime.createProvider = () => new ReplayProvider(revision('docs/modal.md'));
     const view = {

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
 import type { Operation, OperationEventType } from '@pullwright/core';
@@ -62,11 +64,34 @@ describe('dashboard: the review loop in a real browser', () => {
   let sys: TestSystem;
   let repo: string;
   let browser: Browser;
+  let hook: Server;
+  let scratch: string;
   const problems: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`chromium is not installed at ${CHROMIUM}: set CHROMIUM_PATH`);
-    sys = await startTestSystem({ env: { DASHBOARD_USERS: `alice:${ALICE}`, DASHBOARD_APPROVERS: 'alice' } });
+    // A deploy target that takes the deploy and reports success.
+    hook = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(req.url === '/deploy' ? { id: 'd1', status: 'queued' } : { status: 'success' }));
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const address = hook.address();
+    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'pw-browser-review-'));
+    const policy = path.join(scratch, 'policy.yml');
+    writeFileSync(
+      policy,
+      `allow: { deploy_hosts: [127.0.0.1] }\ndeploy:\n  on_merge: false\n  target: { kind: webhook, url: '${base}/deploy' }\n  status: { url: '${base}/status/{id}', poll_ms: 100, timeout_ms: 5000 }\n`,
+    );
+    sys = await startTestSystem({
+      env: {
+        DASHBOARD_USERS: `alice:${ALICE}`,
+        DASHBOARD_APPROVERS: 'alice',
+        POLICY_FILE: policy,
+        DEPLOY_WEBHOOK_SECRET: 'deploy-secret-for-browser-tests',
+      },
+    });
     repo = await createSampleRepo(sys.runtime.localForge!);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -77,6 +102,8 @@ describe('dashboard: the review loop in a real browser', () => {
   afterAll(async () => {
     await browser?.close();
     await sys?.stop();
+    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()));
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
   async function signedIn(): Promise<Page> {
@@ -96,6 +123,9 @@ describe('dashboard: the review loop in a real browser', () => {
   }
 
   const store = () => sys.runtime.store;
+  /** An operation put straight into the store: the page is what is tested, not the pipeline. */
+  const seeded = (description: string) =>
+    store().create({ type: 'fix', repo, baseBranch: 'main', description, requester: { source: 'api', user: 'ci' } });
   const until = async (id: string, done: (op: Operation) => boolean) => {
     await expect.poll(async () => done(await store().get(id)), POLL).toBe(true);
     return store().get(id);
@@ -166,6 +196,11 @@ describe('dashboard: the review loop in a real browser', () => {
     await fresh.screenshot({ path: path.join(DOCS, 'dashboard-interdiff.png'), fullPage: true });
     await fresh.locator('#diff-all').click();
     await fresh.locator('.diff-file[data-path="src/slugify.js"]').waitFor(POLL);
+    // The link the tracking comment and Slack give after a revision opens that interdiff.
+    const linked = await signedIn();
+    await linked.goto(`${sys.api.url}/#/op/${id}?tab=changes&from=${h1}`);
+    await linked.locator('#diff-range', { hasText: `since ${h1.slice(0, 7)}` }).waitFor(POLL);
+    expect(await linked.locator('#diff-body .diff-file').count()).toBe(1);
     expect(problems).toEqual([]);
   });
 
@@ -186,14 +221,21 @@ describe('dashboard: the review loop in a real browser', () => {
     await page.locator('#timeline', { hasText: 'Plan started by alice' }).waitFor(POLL);
   });
 
+  it('deploys a merged operation from the Deploy button, with its progress on the timeline', async () => {
+    const op = await seeded('deploy me');
+    for (const to of ['running', 'awaiting_approval', 'approved', 'merging', 'merged'] as const)
+      await store().transition(op.id, to);
+    const page = await signedIn();
+    await page.goto(`${sys.api.url}/#/op/${op.id}`);
+    await page.locator('#deploy').click(POLL);
+    await page.locator('#deploy-status', { hasText: 'Deployed · webhook · by alice' }).waitFor(POLL);
+    await page.locator('#timeline', { hasText: 'Deploy to webhook started by alice' }).waitFor(POLL);
+    await page.locator('#timeline', { hasText: 'Deployed' }).waitFor(POLL);
+    expect((await store().get(op.id)).deploy).toMatchObject({ status: 'succeeded', by: 'alice' });
+  });
+
   it('names every event type in the timeline: no raw type names, no raw JSON', async () => {
-    const op = await store().create({
-      type: 'fix',
-      repo,
-      baseBranch: 'main',
-      description: 'every event',
-      requester: { source: 'api', user: 'ci' },
-    });
+    const op = await seeded('every event');
     for (const [type, data] of EVENTS) await sys.runtime.events.append(op.id, type, data);
     const page = await signedIn();
     await page.goto(`${sys.api.url}/#/op/${op.id}`);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lastReviewedSha, ValidationError } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { interdiff } from '@pullwright/workspace';
@@ -13,9 +14,6 @@ const InterdiffQuery = z.object({
     .regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha')
     .optional(),
 });
-
-/** Each request gets its own forge credentials, ended when the fetch is done. */
-const HOLDER = 'interdiff';
 
 /**
  * `GET /v1/operations/:id/interdiff?from=<sha>`: what changed on the branch since `from`
@@ -39,7 +37,10 @@ export function interdiffRouter(deps: Pick<Runtime, 'store' | 'forge' | 'workspa
         { field: 'from', reason: 'no approved or reviewed head to default to' },
       ]);
     }
-    const auth = await deps.forge.gitAuth(op.repo, HOLDER);
+    // Each request its own forge credentials, ended when its fetch is done (a shared holder
+    // would be revoked under a concurrent request's feet).
+    const holder = `interdiff-${randomBytes(6).toString('hex')}`;
+    const auth = await deps.forge.gitAuth(op.repo, holder);
     try {
       const dir = await deps.workspace.syncMirror(op.repo, deps.forge.cloneUrl(op.repo), auth);
       const d = await interdiff(dir, from, to, `refs/remotes/origin/${op.baseBranch}`);
@@ -51,7 +52,7 @@ export function interdiffRouter(deps: Pick<Runtime, 'store' | 'forge' | 'workspa
         files: dashboardDiff(d.diff, deps.redactor),
       });
     } finally {
-      if (auth) await deps.forge.revokeToken(op.repo, HOLDER).catch(() => undefined);
+      if (auth) await deps.forge.revokeToken(op.repo, holder).catch(() => undefined);
     }
   });
   return router;

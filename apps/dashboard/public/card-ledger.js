@@ -1,7 +1,13 @@
 // The review ledger: every change request (GitHub, Slack, dashboard, REST) and what each revision did about it.
 import { h, shortSha } from './dom.js';
 
-const SOURCE_WORDS = { github: 'GitHub', slack: 'Slack', dashboard: 'dashboard', api: 'REST' };
+const SOURCE_WORDS = {
+  github: 'GitHub',
+  slack: 'Slack',
+  dashboard: 'dashboard',
+  api: 'REST',
+  merge_train: 'merge train',
+};
 
 function outcomeOf(entry, round) {
   if (entry.outcome === 'fixed') return { text: `Done in ${shortSha(round.headSha)}`, tone: 'good-text' };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Where a change request came from: the surface a person used. */
-export const LedgerSource = z.enum(['github', 'slack', 'dashboard', 'api']);
+/** Where a change request came from: the surface a person used, or Pullwright's own merge train. */
+export const LedgerSource = z.enum(['github', 'slack', 'dashboard', 'api', 'merge_train']);
 export type LedgerSource = z.infer<typeof LedgerSource>;
 
 export const LedgerOutcome = z.enum(['fixed', 'declined', 'question']);

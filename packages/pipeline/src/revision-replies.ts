@@ -66,6 +66,7 @@ const SOURCES: Record<ReviewFeedback['kind'], LedgerSource> = {
   slack: 'slack',
   dashboard: 'dashboard',
   api: 'api',
+  merge_conflict: 'merge_train',
 };
 
 /** A ledger entry for one piece of feedback, its outcome still open. */

@@ -13,12 +13,22 @@ export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string
 /**
  * One piece of feedback a revision answers: a review's body, an inline comment or a
  * `/pullwright` comment on GitHub; a change request from Slack (a thread reply, the modal),
- * the dashboard or REST; or a failing CI check (its name, summary, annotations and log
- * excerpt). `id` is the comment id there (Slack: the message ts without its dot).
+ * the dashboard or REST; a failing CI check (its name, summary, annotations and log excerpt);
+ * or the merge train's conflict (`merge_conflict`). `id` is the comment id there (Slack: the
+ * message ts without its dot).
  */
 export const ReviewFeedback = z.object({
   id: z.number().int().nonnegative(),
-  kind: z.enum(['review', 'review_comment', 'issue_comment', 'check_run', 'slack', 'dashboard', 'api']),
+  kind: z.enum([
+    'review',
+    'review_comment',
+    'issue_comment',
+    'check_run',
+    'slack',
+    'dashboard',
+    'api',
+    'merge_conflict',
+  ]),
   user: z.string().min(1).max(100),
   body: z.string().max(20_000),
   path: z.string().max(1000).optional(),

@@ -132,7 +132,7 @@ async function reviseConflict(
   await deps.queue.add('revise', {
     opId: op.id,
     requestId,
-    feedback: [{ id: 0, kind: 'issue_comment', user: 'pullwright', body: conflict.task }],
+    feedback: [{ id: 0, kind: 'merge_conflict', user: 'pullwright', body: conflict.task }],
   });
   const pr = { ...op.pullRequest!, headSha: conflict.headSha };
   const running = await deps.store.update(
