@@ -50,6 +50,10 @@ export function operationsRouter(deps: Deps): Router {
       description: body.description,
       context: body.context,
       ...(body.budget ? { budget: body.budget } : {}),
+      priority: body.priority,
+      targetFiles: body.targetFiles,
+      ...(body.approvalRequired !== undefined ? { approvalRequired: body.approvalRequired } : {}),
+      ...(body.featureContext ? { featureContext: body.featureContext } : {}),
       requester: { source: body.source, user: body.user },
     };
     // The requester needs the role to request (policy); enqueued once per Idempotency-Key.

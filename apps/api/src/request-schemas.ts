@@ -1,4 +1,14 @@
-import { BranchName, Budget, OperationContext, OperationStatus, OperationType, RepoSlug } from '@pullwright/core';
+import {
+  BranchName,
+  Budget,
+  FeatureContext,
+  OperationContext,
+  OperationPriority,
+  OperationStatus,
+  OperationType,
+  RepoSlug,
+  TargetFiles,
+} from '@pullwright/core';
 import { z } from 'zod';
 
 export const CreateOperationBody = z
@@ -9,6 +19,11 @@ export const CreateOperationBody = z
     description: z.string().trim().min(1, 'must not be empty').max(20_000),
     context: OperationContext.default({}),
     budget: Budget.strict().optional(),
+    priority: OperationPriority.default('medium'),
+    targetFiles: TargetFiles.default([]),
+    /** Omitted: the policy decides; false is refused (400) where the policy allows no auto-approval. */
+    approvalRequired: z.boolean().optional(),
+    featureContext: FeatureContext.omit({ featureRequestId: true }).strict().optional(),
     source: z.enum(['api', 'dashboard']).default('api'),
     user: z.string().min(1).max(200).default('api'),
   })

@@ -33,7 +33,8 @@ export class CodeQueue {
       );
     }
     const jobId = (spec.jobId as (p: unknown) => string)(parsed.data);
-    await this.queue.add(name, parsed.data, { ...spec.options, jobId });
+    const priority = 'priority' in spec ? (spec.priority as (p: unknown) => number)(parsed.data) : undefined;
+    await this.queue.add(name, parsed.data, { ...spec.options, jobId, ...(priority ? { priority } : {}) });
     return jobId;
   }
 
@@ -48,7 +49,8 @@ export class CodeQueue {
   }
 
   async counts(): Promise<Record<string, number>> {
-    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+    // Run jobs carry a priority, so BullMQ keeps them in `prioritized`, not `waiting`.
+    return this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed');
   }
 
   close(): Promise<void> {

@@ -1,10 +1,19 @@
+import { OperationPriority } from '@pullwright/core';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
 /** The queue every code operation job goes through: runs, revisions, merges and deploys. */
 export const CODE_OPERATIONS_QUEUE = 'code-operations';
 
-export const RunJob = z.object({ opId: z.string().min(1) });
+/** The run job carries the operation's priority: BullMQ orders waiting jobs by it (see `JOB_CATALOG.run`). */
+export const RunJob = z.object({ opId: z.string().min(1), priority: OperationPriority.default('medium') });
+
+/**
+ * BullMQ priorities (1 is taken first; jobs of one priority keep their order). Run jobs only:
+ * revisions, merges and deploys carry no priority, so BullMQ takes them before any waiting
+ * run — they finish work a person is already waiting on.
+ */
+export const RUN_PRIORITY: Record<OperationPriority, number> = { critical: 1, high: 2, medium: 3, low: 4 };
 export const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().min(7) });
 /** Follows a deploy the operation recorded as started (`deploy.startedAt` names it). */
 export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
@@ -39,6 +48,8 @@ interface CatalogEntry<S extends z.ZodType> {
   /** The BullMQ job id: enqueuing the same thing twice is a no-op. */
   jobId(payload: z.infer<S>): string;
   options: JobsOptions;
+  /** The BullMQ priority of this payload's job, when the job type has one. */
+  priority?(payload: z.infer<S>): number;
 }
 
 const entry = <S extends z.ZodType>(e: CatalogEntry<S>) => e;
@@ -50,7 +61,12 @@ const entry = <S extends z.ZodType>(e: CatalogEntry<S>) => e;
  */
 export const JOB_CATALOG = {
   /** A new operation: claim → prepare → … → PR. One per operation. */
-  run: entry({ schema: RunJob, jobId: (p) => p.opId, options: { removeOnComplete: KEEP, removeOnFail: KEEP } }),
+  run: entry({
+    schema: RunJob,
+    jobId: (p) => p.opId,
+    options: { removeOnComplete: KEEP, removeOnFail: KEEP },
+    priority: (p) => RUN_PRIORITY[p.priority],
+  }),
   /**
    * One per request (delivery id). A revision waits for a busy operation (a run or another
    * revision holds the branch): retried with backoff (1 s … ~17 min over 10 attempts) rather

@@ -112,10 +112,10 @@ describe('CodeQueue', () => {
     try {
       await queue.add('run', { opId: 'abc123def456' });
       await queue.add('run', { opId: 'abc123def456' });
-      expect(await queue.queue.getJobCountByTypes('waiting')).toBe(1);
+      expect(await queue.queue.getJobCountByTypes('waiting', 'prioritized')).toBe(1);
       await expect(queue.add('run', { opId: '' })).rejects.toMatchObject({ code: 'validation_failed' });
       expect(await queue.removeWaiting('abc123def456')).toBe(true);
-      expect(await queue.queue.getJobCountByTypes('waiting')).toBe(0);
+      expect(await queue.queue.getJobCountByTypes('waiting', 'prioritized')).toBe(0);
     } finally {
       await queue.queue.obliterate({ force: true });
       await queue.close();

@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import {
   type Budget,
   emptyUsage,
+  type FeatureContext,
   FINAL_STATUSES,
   NotFoundError,
   Operation,
   type OperationContext,
+  type OperationPriority,
   type OperationStatus,
   type OperationType,
   PullwrightError,
@@ -46,6 +48,10 @@ export interface NewOperation {
   context?: OperationContext;
   budget?: Budget;
   requester: Requester;
+  priority?: OperationPriority;
+  targetFiles?: string[];
+  approvalRequired?: boolean;
+  featureContext?: FeatureContext;
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */
@@ -87,6 +93,7 @@ export class OperationStore {
       ...input,
       description: this.scrub(input.description),
       context: this.scrub(input.context ?? {}),
+      ...(input.featureContext ? { featureContext: this.scrub(input.featureContext) } : {}),
       id: newOperationId(now.getTime()),
       status: 'queued',
       version: 0,

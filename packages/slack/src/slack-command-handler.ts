@@ -80,7 +80,7 @@ export class SlackCommandHandler {
       });
     }
     // As in REST: a no-op when the first delivery got this far, a repair when it did not.
-    await queue.add('run', { opId: op.id });
+    await queue.add('run', { opId: op.id, priority: op.priority });
     if (delivery === 'bot') return ephemeral(messages.queued(op, delivery));
     // Without a bot token this answer is the channel message; later milestones follow through response_url.
     const status = messages.status(op, { step: 'queued', lastEventAt: undefined, budgetUsd: cmd.budgetUsd });

@@ -21,7 +21,33 @@ export function taskText(op: Operation): string {
   if (c.stack) parts.push(`Stack trace:\n${c.stack}`);
   if (c.logs) parts.push(`Logs:\n${c.logs}`);
   if (c.acceptance) parts.push(`Acceptance criteria:\n${c.acceptance}`);
+  const f = op.featureContext;
+  if (f) {
+    parts.push(`Feature requirements:\n${f.requirements}`);
+    parts.push(`The change is done when all of these hold:\n${f.acceptanceCriteria.map((a) => `- ${a}`).join('\n')}`);
+  }
+  if (op.targetFiles.length > 0) {
+    parts.push(
+      `Files the requester named (locked for this operation; plan your change around them):\n${op.targetFiles.map((t) => `- ${t}`).join('\n')}`,
+    );
+  }
   return parts.join('\n\n');
+}
+
+/**
+ * The request's target files as the workspace gate names them. A file the gate refuses
+ * (a secret file, `.git/`, a protected path) ends the operation before any model call: the
+ * request asked for a change it cannot have.
+ */
+function targetFilesOf(ctx: WorkContext): string[] {
+  const { gate } = workOf(ctx);
+  return ctx.op.targetFiles.map((file) => {
+    try {
+      return gate.guard.normalize(file);
+    } catch (err) {
+      throw new StopOperation('failed', `targetFiles: ${file} is refused: ${(err as Error).message}`);
+    }
+  });
 }
 
 /** Between model calls: a reason to stop (a cancel request, an operation that ended elsewhere). */
@@ -55,6 +81,7 @@ export const solveStep: Step<WorkContext> = {
     const { store, events, redactor } = deps;
     const opId = ctx.opId;
     const { ws, gate, budget, baseSha } = workOf(ctx);
+    const targets = targetFilesOf(ctx);
     const result = await solveRequest({
       type: ctx.op.type,
       task: taskText(ctx.op),
@@ -88,7 +115,8 @@ export const solveStep: Step<WorkContext> = {
           if (!outcome.go) throw new StopOperation('cancelled', outcome.reason);
           plan = planWithNote(planned, outcome.confirmation);
         }
-        const files = gate.normalize(plan.steps.flatMap((st) => st.files));
+        // The request's target files and the plan's, all or nothing, before the coder starts.
+        const files = [...new Set([...targets, ...gate.normalize(plan.steps.flatMap((st) => st.files))])];
         await ctx.locks.lockDeclared(files, {
           shouldStop: async () => {
             const why = await stopReason(ctx);
