@@ -39,6 +39,8 @@ export interface PipelineDeps {
   maxRepairs: number;
   editMode: 'tools' | 'text';
   repoMapTokens: number;
+  /** FILE_OPS_PER_MINUTE: file tool calls one job may make per minute (seed 001: 100). */
+  fileOpsPerMinute: number;
   /** CHECK_TIMEOUT_MS: the ceiling of every check's timeout (a check's own default is 60 or 180 s). */
   checkTimeoutMs: number;
   /** How long a plan waits for Start / Modify (PLAN_CONFIRMATION_TIMEOUT_MS; 1 h when unset). */

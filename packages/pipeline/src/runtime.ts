@@ -198,6 +198,7 @@ export async function createRuntime(
     maxRepairs: config.maxRepairs,
     editMode: config.llm.editMode,
     repoMapTokens: config.repoMapTokens,
+    fileOpsPerMinute: config.fileOpsPerMinute,
     baselines: new BaselineChecks(redis, config.redisPrefix),
     conversations: new ConversationCheckpoints(redis, keys, { scrub, logger }),
     fileLocks,
