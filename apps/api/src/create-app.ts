@@ -12,6 +12,7 @@ import { dashboardRouter } from './dashboard-router.ts';
 import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
+import { featureRequestsRouter } from './feature-requests-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { metricsRouter } from './metrics-router.ts';
@@ -45,6 +46,8 @@ export type ApiDeps = Pick<
   | 'redactor'
   | 'artifacts'
   | 'locks'
+  | 'features'
+  | 'featureRequests'
 >;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
@@ -101,6 +104,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use('/v1/operations', auth, planRouter(deps));
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
+  app.use('/v1/feature-requests', auth, featureRequestsRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
   });

@@ -2,6 +2,7 @@ import {
   BranchName,
   Budget,
   FeatureContext,
+  FeatureRequestStatus,
   OperationContext,
   OperationPriority,
   OperationStatus,
@@ -57,3 +58,36 @@ export const MessageBody = z
     user: z.string().min(1).max(200).default('api'),
   })
   .strict();
+
+/** Slack `/feature` and the dashboard capture the same way: a description, for a repository. */
+export const CreateFeatureRequestBody = z
+  .object({
+    repo: RepoSlug.optional(),
+    baseBranch: BranchName.default('main'),
+    description: z.string().trim().min(1, 'must not be empty').max(20_000),
+    user: z.string().min(1).max(200).default('api'),
+  })
+  .strict();
+
+export const FeatureRequestListQuery = z.object({
+  status: FeatureRequestStatus.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const FeatureRequestIdParam = z.string().regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id');
+
+export const TriageBody = z
+  .object({
+    decision: z.enum(['accepted', 'declined']),
+    reason: z.string().trim().max(2000).optional(),
+    priority: OperationPriority.optional(),
+    acceptanceCriteria: FeatureContext.shape.acceptanceCriteria.optional(),
+    user: z.string().min(1).max(200).default('api'),
+  })
+  .strict();
+
+export const ImplementBody = z
+  .object({ baseBranch: BranchName.optional(), user: z.string().min(1).max(200).default('api') })
+  .strict();
+
+export const UserOnlyBody = z.object({ user: z.string().min(1).max(200).default('api') }).strict();

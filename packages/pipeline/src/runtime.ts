@@ -15,6 +15,7 @@ import {
   ConversationCheckpoints,
   connectRedis,
   createRedisClient,
+  FeatureRequestStore,
   OperationEvents,
   OperationInbox,
   OperationStore,
@@ -28,6 +29,7 @@ import { WorkspaceManager } from '@pullwright/workspace';
 import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
 import { Deployer } from './deploy-operation.ts';
+import { FeatureRequests } from './feature-requests.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -46,6 +48,8 @@ export interface Runtime extends PipelineDeps {
   keys: RedisKeys;
   localForge: LocalForge | undefined;
   actions: OperationActions;
+  /** Capture, triage and "Implement" of feature requests, for every entry point. */
+  featureRequests: FeatureRequests;
   /** Identities, roles and the approval rules (POLICY_FILE, IDENTITIES); the pipeline calls `atClaim` and `afterPullRequest`. */
   approvalPolicy: ApprovalPolicy;
   /** The merge job calls `deployAfterMerge` once an operation is merged. */
@@ -176,6 +180,8 @@ export async function createRuntime(
     webhookSecret: config.deployWebhookSecret,
     enqueue: (job) => queue.add('deploy', job),
   });
+  const features = new FeatureRequestStore(redis, keys, scrub);
+  const actions = new OperationActions(store, queue, approvalPolicy, deployer);
   return {
     config,
     redis,
@@ -206,7 +212,9 @@ export async function createRuntime(
     branches,
     checkTimeoutMs: config.checkTimeoutMs,
     planConfirmationTimeoutMs: config.planConfirmationTimeoutMs,
-    actions: new OperationActions(store, queue, approvalPolicy, deployer),
+    actions,
+    features,
+    featureRequests: new FeatureRequests({ features, operations: store, queue, actions }),
     approvalPolicy,
     deployer,
     verificationKey: config.verificationKey,

@@ -40,6 +40,13 @@ export const ReviseJob = z.object({
 });
 export type ReviseJobPayload = z.input<typeof ReviseJob>;
 
+/** Analyses a captured feature request with the model (seed 001): intent, modules, priority, criteria. */
+export const AnalyzeFeatureJob = z.object({
+  featureRequestId: z.string().regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id'),
+  /** When the analysis was asked for: "Analyze again" is a new job, the same request twice is one. */
+  requestedAt: z.string().min(1),
+});
+
 /** Kept so a duplicate enqueue within a day is still recognised as a duplicate. */
 const KEEP = { age: 24 * 3600, count: 5000 };
 
@@ -92,6 +99,16 @@ export const JOB_CATALOG = {
   deploy: entry({
     schema: DeployJob,
     jobId: (p) => `${p.opId}-deploy-${p.startedAt.replace(/[^0-9]/g, '')}`,
+    options: { removeOnComplete: KEEP, removeOnFail: KEEP },
+  }),
+  /**
+   * One per analysis asked for. Runs in a worker, never in the API process: the API holds no
+   * model key. The job records its own failure (with the reason) on the request; the
+   * provider already retries what is worth retrying.
+   */
+  analyze_feature: entry({
+    schema: AnalyzeFeatureJob,
+    jobId: (p) => `${p.featureRequestId}-analyze-${p.requestedAt.replace(/[^0-9]/g, '')}`,
     options: { removeOnComplete: KEEP, removeOnFail: KEEP },
   }),
 } as const;
