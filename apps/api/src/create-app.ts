@@ -24,31 +24,15 @@ import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
 import { SessionStore } from './session-store.ts';
 import { slackRouter } from './slack-router.ts';
-import { createSlackServices } from './slack-services.ts';
+import { createSlackServices, type SlackRuntime } from './slack-services.ts';
 import { validate } from './validate.ts';
 import { wellFormedBody } from './well-formed-body.ts';
 
 const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/public');
 const READY_TIMEOUT_MS = 1000;
 
-export type ApiDeps = Pick<
-  Runtime,
-  | 'store'
-  | 'events'
-  | 'inbox'
-  | 'queue'
-  | 'forge'
-  | 'actions'
-  | 'redis'
-  | 'config'
-  | 'logger'
-  | 'keys'
-  | 'redactor'
-  | 'artifacts'
-  | 'locks'
-  | 'features'
-  | 'featureRequests'
->;
+/** What the Slack side needs, and what the REST routes add to it. */
+export type ApiDeps = SlackRuntime & Pick<Runtime, 'artifacts' | 'locks' | 'features'>;
 
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
 export function createApp(deps: ApiDeps): Express {

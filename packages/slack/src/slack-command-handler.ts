@@ -29,6 +29,8 @@ export class SlackCommandHandler {
           return await this.#cancel(form, cmd.opId);
         case 'run':
           return await this.#run(form, cmd);
+        case 'feature':
+          return await this.#feature(form, cmd);
       }
     } catch (err) {
       if (!isPullwrightError(err)) throw err;
@@ -36,9 +38,10 @@ export class SlackCommandHandler {
     }
   }
 
-  async #run(form: SlashCommandForm, cmd: Extract<SlackCommand, { kind: 'run' }>): Promise<SlackResponse> {
-    const { store, queue, sessions, client, messages, settings } = this.deps;
-    const repo = cmd.repo ?? settings.channelRepos[form.channel_id] ?? settings.defaultRepo;
+  /** The command's repository (named, the channel's, or the default), or the answer saying why there is none. */
+  async #repoOf(form: SlashCommandForm, named: string | undefined): Promise<{ repo: string } | SlackResponse> {
+    const { messages, settings } = this.deps;
+    const repo = named ?? settings.channelRepos[form.channel_id] ?? settings.defaultRepo;
     if (!repo) {
       return ephemeral(
         messages.usage(slackUsage(form.command), 'name the repository: this channel has none configured'),
@@ -47,6 +50,31 @@ export class SlackCommandHandler {
     if (!(await this.deps.repositoryExists(repo))) {
       return ephemeral(messages.usage(slackUsage(form.command), `repository ${repo} is not available to Pullwright`));
     }
+    return { repo };
+  }
+
+  /** `/feature`: captured under the same policy as any request; the analysis runs in a worker. */
+  async #feature(form: SlashCommandForm, cmd: Extract<SlackCommand, { kind: 'feature' }>): Promise<SlackResponse> {
+    const resolved = await this.#repoOf(form, cmd.repo);
+    if (!('repo' in resolved)) return resolved;
+    const by = { user: form.user_id, source: 'slack' as const };
+    const request = await this.deps.featureRequests.capture(
+      {
+        repo: resolved.repo,
+        baseBranch: cmd.baseBranch ?? 'main',
+        description: cmd.description,
+        requester: { ...by, channel: form.channel_id },
+      },
+      by,
+    );
+    return ephemeral(this.deps.messages.featureCaptured(request));
+  }
+
+  async #run(form: SlashCommandForm, cmd: Extract<SlackCommand, { kind: 'run' }>): Promise<SlackResponse> {
+    const { store, queue, sessions, client, messages } = this.deps;
+    const resolved = await this.#repoOf(form, cmd.repo);
+    if (!('repo' in resolved)) return resolved;
+    const { repo } = resolved;
     // The same policy as every entry point: a refusal (naming the missing role) is answered below.
     await this.deps.actions.authorize(undefined, { user: form.user_id, source: 'slack' }, 'request');
     const request: NewOperation & Pick<Operation, 'confirmPlan'> = {

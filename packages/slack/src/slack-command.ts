@@ -16,6 +16,12 @@ export type SlackCommand =
       auto: boolean;
       description: string;
     }
+  | {
+      kind: 'feature';
+      repo: string | undefined;
+      baseBranch: string | undefined;
+      description: string;
+    }
   | { kind: 'status'; opId: string | undefined }
   | { kind: 'cancel'; opId: string }
   | { kind: 'usage'; command: string; problem: string };
@@ -31,6 +37,12 @@ export function slackUsage(command: string): string {
       return 'Usage: `/status [operation id]`\nExample: `/status lx2k9a3f01ab`';
     case '/cancel':
       return 'Usage: `/cancel <operation id>`\nExample: `/cancel lx2k9a3f01ab`';
+    case '/feature':
+      return [
+        'Usage: `/feature [owner/repo] <what you would like> [--base <branch>]`',
+        'Example: `/feature acme/api Rate-limit the public endpoints per API key`',
+        'The request is analysed, then triaged on the dashboard; "Implement" turns it into an /implement operation.',
+      ].join('\n');
     default:
       return [
         `Usage: \`${command} [owner/repo] <description> [--base <branch>] [--budget <usd>] [--auto]\``,
@@ -78,6 +90,16 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
     if (text === '') return usage('name the operation to cancel');
     return OP_ID.test(text) ? { kind: 'cancel', opId: text } : usage(`"${text.slice(0, 60)}" is not an operation id`);
   }
+  if (command === '/feature') {
+    const base = takeFlag(text, 'base', true);
+    if (base.found && !BranchName.safeParse(base.value).success) return usage('--base needs a branch name');
+    if (takeFlag(base.text, 'base', true).found) return usage('--base was given twice');
+    const { repo, description } = repoAndDescription(base.text);
+    if (description === '') return usage('describe the feature you would like');
+    if (description.length > MAX_DESCRIPTION)
+      return usage(`the description is longer than ${MAX_DESCRIPTION} characters`);
+    return { kind: 'feature', repo, baseBranch: base.value, description };
+  }
   const type = SLACK_RUN_COMMANDS[command as keyof typeof SLACK_RUN_COMMANDS];
   if (!type) return usage(`unknown command ${command.slice(0, 40)}`);
 
@@ -100,16 +122,18 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
     if (takeFlag(rest, name, name !== 'auto').found) return usage(`--${name} was given twice`);
   }
 
-  rest = rest.trim();
-  let repo: string | undefined;
-  const first = /^(\S+)(?:\s+|$)/.exec(rest);
-  if (first && RepoSlug.safeParse(first[1]).success) {
-    repo = first[1];
-    rest = rest.slice(first[0].length);
-  }
-  const description = rest.trim();
+  const { repo, description } = repoAndDescription(rest);
   if (description === '') return usage('describe the problem or the change');
   if (description.length > MAX_DESCRIPTION)
     return usage(`the description is longer than ${MAX_DESCRIPTION} characters`);
   return { kind: 'run', type, repo, baseBranch: base.value, budgetUsd, auto: auto.found, description };
+}
+
+/** A first word shaped like `owner/name` is the repository (the caller checks it exists); the rest is the description. */
+function repoAndDescription(text: string): { repo: string | undefined; description: string } {
+  const rest = text.trim();
+  const first = /^(\S+)(?:\s+|$)/.exec(rest);
+  if (first && RepoSlug.safeParse(first[1]).success)
+    return { repo: first[1], description: rest.slice(first[0].length).trim() };
+  return { repo: undefined, description: rest };
 }

@@ -1,5 +1,5 @@
-import type { Logger, Operation } from '@pullwright/core';
-import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
+import type { FeatureRequest, Logger, Operation } from '@pullwright/core';
+import type { CodeQueue, NewFeatureRequest, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { SlackClient } from './slack-client.ts';
 import type { SlackMessages } from './slack-messages.ts';
 import type { SlackSessions } from './slack-sessions.ts';
@@ -13,6 +13,11 @@ export interface SlackActions {
   cancel(id: string, by: By): Promise<Operation>;
   /** Throws a typed refusal naming the missing role when `by` may not do `action`. */
   authorize(id: string | undefined, by: By, action: 'request' | 'revise'): Promise<void>;
+}
+
+/** `/feature`: captures a request and queues its analysis (pipeline's FeatureRequests fits). */
+export interface SlackFeatureRequests {
+  capture(input: NewFeatureRequest, by: By): Promise<FeatureRequest>;
 }
 
 export interface SlackSettings {
@@ -30,6 +35,7 @@ export interface SlackDeps {
   inbox: OperationInbox;
   queue: CodeQueue;
   actions: SlackActions;
+  featureRequests: SlackFeatureRequests;
   sessions: SlackSessions;
   client: SlackClient;
   messages: SlackMessages;
