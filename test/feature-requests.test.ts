@@ -1,4 +1,8 @@
-import type { FeatureRequest } from '@pullwright/core';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { FeatureRequest, Operation } from '@pullwright/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel, type Turn, text, tool } from './support/scripted-model.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
@@ -27,6 +31,7 @@ const ACCEPT = text(JSON.stringify({ decision: 'accept', reasons: ['small and te
 const EDIT = tool('edit_file', { path: 'src/app.js', oldText: 'answer = 41', newText: 'answer = 42' });
 
 let sys: TestSystem;
+let scratch: string;
 let seq = 0;
 /** What the model answers, by subject id prefix: feature analyses, then operations, in order. */
 const analyses: Turn[][] = [];
@@ -34,7 +39,13 @@ const runs: Turn[][] = [];
 const models = new Map<string, ScriptedModel>();
 
 beforeAll(async () => {
-  sys = await startTestSystem({ env: { MAX_REPAIRS: '0' } });
+  // Repository files may name a deploy hook on this host (the deploy test's local target).
+  scratch = mkdtempSync(path.join(os.tmpdir(), 'pw-features-'));
+  const policyFile = path.join(scratch, 'service-policy.yml');
+  writeFileSync(policyFile, 'allow: { deploy_hosts: [127.0.0.1] }\n');
+  sys = await startTestSystem({
+    env: { MAX_REPAIRS: '0', POLICY_FILE: policyFile, DEPLOY_WEBHOOK_SECRET: 'deploy-secret-0123456789abcdef' },
+  });
   sys.runtime.createProvider = (subject) => {
     const model = new ScriptedModel((subject.id.startsWith('fr') ? analyses : runs).shift() ?? []);
     models.set(subject.id, model);
@@ -42,11 +53,15 @@ beforeAll(async () => {
   };
 }, 60_000);
 
-afterAll(async () => sys?.stop());
+afterAll(async () => {
+  await sys?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
-async function createRepo(): Promise<string> {
+async function createRepo(extra: Record<string, string> = {}): Promise<string> {
   const repo = `acme/features${++seq}`;
   await sys.runtime.localForge!.createRepository(repo, {
+    ...extra,
     'package.json': JSON.stringify({ name: 'features', type: 'module', scripts: { test: 'node test.js' } }),
     'src/app.js': 'export const answer = 41;\n',
     'test.js': "import { answer } from './src/app.js';\nif (typeof answer !== 'number') process.exit(1);\n",
@@ -74,6 +89,21 @@ async function waitFor(id: string, statuses: FeatureRequest['status'][]): Promis
     if (Date.now() > deadline) throw new Error(`feature request ${id} is still ${request.status}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Analysis, triage and Implement through REST; returns the request and its operation, awaiting approval. */
+async function implemented(repo: string): Promise<{ id: string; op: Operation }> {
+  analyses.push([text(JSON.stringify(ANALYSIS))]);
+  const id = await capture(repo, 'Make the answer 42');
+  await waitFor(id, ['analyzed']);
+  runs.push([PLAN, EDIT, text('Edited.'), ACCEPT]);
+  const answer = await json<{ operation: { id: string } }>(
+    await sys.request('POST', `/v1/feature-requests/${id}/implement`, { user: 'lead' }),
+    202,
+  );
+  const op = await waitForStatus(sys, answer.operation.id, ['awaiting_approval', 'failed']);
+  expect(op.error).toBeUndefined();
+  return { id, op };
 }
 
 describe('feature requests', () => {
@@ -195,5 +225,46 @@ describe('feature requests', () => {
       ).toContain(field);
     }
     await json(await sys.request('GET', '/v1/feature-requests/frzzzzzzzzzz'), 404);
+  });
+
+  it('where a deploy is configured, the request waits as merged until the deploy succeeds, then is released', async () => {
+    // A deploy target whose status stays pending until the test has seen the request wait.
+    let outcome = 'pending';
+    const server: Server = createServer((req, res) => {
+      req.resume().on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(req.url === '/deploy' ? { id: 'd1', status: 'queued' } : { status: outcome }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    try {
+      const repo = await createRepo({
+        '.pullwright.yml': [
+          'deploy:',
+          `  target: { kind: webhook, url: 'http://127.0.0.1:${port}/deploy' }`,
+          `  status: { url: 'http://127.0.0.1:${port}/status/{id}', poll_ms: 100, timeout_ms: 30000 }`,
+        ].join('\n'),
+      });
+      const { id, op } = await implemented(repo);
+      await json(
+        await sys.request('POST', `/v1/operations/${op.id}/approve`, {
+          user: 'lead',
+          headSha: op.pullRequest!.headSha,
+        }),
+        200,
+      );
+      await waitForStatus(sys, op.id, ['merged', 'failed']);
+      const waiting = await waitFor(id, ['merged', 'released']);
+      expect(waiting.status).toBe('merged');
+      expect(waiting.pullRequest?.url).toBe(op.pullRequest!.url);
+      expect((await sys.runtime.store.get(op.id)).deploy?.status).toBe('running');
+      outcome = 'success';
+      const released = await waitFor(id, ['released']);
+      expect(released.releasedAt).toBeDefined();
+      expect((await sys.runtime.store.get(op.id)).deploy?.status).toBe('succeeded');
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
