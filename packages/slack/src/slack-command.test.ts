@@ -37,6 +37,32 @@ describe('parseSlackCommand', () => {
     expect(parseSlackCommand(command, text)).toMatchObject({ kind: 'run', ...expected });
   });
 
+  it.each([
+    [
+      'acme/api Rate-limit the API --base develop',
+      { repo: 'acme/api', baseBranch: 'develop', description: 'Rate-limit the API' },
+    ],
+    [
+      'Rate-limit the API\nper key',
+      { repo: undefined, baseBranch: undefined, description: 'Rate-limit the API\nper key' },
+    ],
+    ['acme/api add &lt;Badge&gt; --auto', { repo: 'acme/api', description: 'add <Badge> --auto' }],
+  ])('/feature %j', (text, expected) => {
+    expect(parseSlackCommand('/feature', text)).toEqual({ kind: 'feature', baseBranch: undefined, ...expected });
+  });
+
+  it.each([
+    ['', /describe the feature/],
+    ['acme/api', /describe the feature/],
+    ['x --base', /--base needs a branch name/],
+    ['x --base a --base b', /--base was given twice/],
+  ])('/feature %j is answered with usage', (text, problem) => {
+    const parsed = parseSlackCommand('/feature', text);
+    expect(parsed).toMatchObject({ kind: 'usage', command: '/feature' });
+    expect((parsed as { problem: string }).problem).toMatch(problem);
+    expect(slackUsage('/feature')).toContain('/feature [owner/repo]');
+  });
+
   const malformed: [string, string, RegExp][] = [
     ['/debug', '', /describe/],
     ['/debug', '   ', /describe/],
