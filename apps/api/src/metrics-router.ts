@@ -25,18 +25,12 @@ async function takeSnapshot(deps: MetricsDeps, store: MetricsStore): Promise<Sna
     scanOperations(deps),
     store.read(),
     queue.getJobCounts(...QUEUE_STATES),
-    // The next job of each waiting kind: run jobs wait in `prioritized` (ordered by priority,
-    // then age), others in `waiting` (by age); the older of the two is the gauge.
-    queue.getJobs(['waiting', 'prioritized'], 0, 0, true),
+    deps.queue.oldestWaiting(),
     // CLIENT LIST is disabled on some managed Redis services: then the gauge is left out.
     queue.getWorkersCount().catch(() => undefined),
   ]);
   const now = Date.now();
-  const first = oldest.reduce<number | undefined>(
-    (min, j) => (min === undefined || j.timestamp < min ? j.timestamp : min),
-    undefined,
-  );
-  return { ops, totals, jobs, oldestWaitingS: first !== undefined ? Math.max(0, now - first) / 1000 : 0, workers, now };
+  return { ops, totals, jobs, oldestWaitingS: oldest ? Math.max(0, now - oldest.timestamp) / 1000 : 0, workers, now };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ValidationError } from '@pullwright/core';
-import { Queue } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import { CODE_OPERATIONS_QUEUE, JOB_CATALOG, type JobName, type JobPayload } from './job-schemas.ts';
 import type { RedisClient } from './redis-client.ts';
 
@@ -46,6 +46,22 @@ export class CodeQueue {
     if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
     await job.remove();
     return true;
+  }
+
+  /**
+   * The job that has waited longest. `waiting` is in arrival order, but `prioritized` (every
+   * run job) is ordered by priority first: its oldest job can sit anywhere, so up to
+   * `scan` of them are read. Beyond that the answer is a lower bound, which is what a
+   * "stuck queue" gauge needs.
+   */
+  async oldestWaiting(scan = 500): Promise<Job | undefined> {
+    const [head, prioritized] = await Promise.all([
+      this.queue.getJobs(['waiting'], 0, 0, true),
+      this.queue.getJobs(['prioritized'], 0, scan - 1, true),
+    ]);
+    return [...head, ...prioritized]
+      .filter((j) => j?.timestamp)
+      .reduce<Job | undefined>((oldest, j) => (!oldest || j.timestamp < oldest.timestamp ? j : oldest), undefined);
   }
 
   async counts(): Promise<Record<string, number>> {

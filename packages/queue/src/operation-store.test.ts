@@ -121,4 +121,21 @@ describe('CodeQueue', () => {
       await queue.close();
     }
   });
+
+  it('the oldest waiting job is found among prioritized runs, whatever their priority', async () => {
+    const queue = new CodeQueue(redis, `t${randomBytes(6).toString('hex')}`);
+    try {
+      await queue.add('run', { opId: 'lowfirst01', priority: 'low' });
+      // A later millisecond for the critical job, so "oldest" has one answer.
+      const added = Date.now();
+      while (Date.now() === added) await new Promise((r) => setImmediate(r));
+      await queue.add('run', { opId: 'critical01', priority: 'critical' });
+      const [next] = await queue.queue.getJobs(['prioritized'], 0, 0, true);
+      expect(next?.id).toBe('critical01');
+      expect((await queue.oldestWaiting())?.id).toBe('lowfirst01');
+    } finally {
+      await queue.queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
 });

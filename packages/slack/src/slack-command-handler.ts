@@ -83,6 +83,7 @@ export class SlackCommandHandler {
       baseBranch: cmd.baseBranch ?? 'main',
       description: cmd.description,
       requester: { source: 'slack', user: form.user_id, channel: form.channel_id },
+      ...(cmd.priority ? { priority: cmd.priority } : {}),
       // `--auto`: the coder starts on the planner's plan without waiting for Start.
       ...(cmd.auto ? { confirmPlan: false } : {}),
     };

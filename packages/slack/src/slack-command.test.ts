@@ -20,6 +20,11 @@ describe('parseSlackCommand', () => {
       { type: 'fix', auto: true, budgetUsd: 2.5, repo: 'acme/api', description: 'flaky test' },
     ],
     ['/fix', 'acme/api flaky test --budget=$3', { budgetUsd: 3, description: 'flaky test' }],
+    [
+      '/debug',
+      'acme/api --priority critical prod is down',
+      { priority: 'critical', repo: 'acme/api', description: 'prod is down' },
+    ],
     ['/debug', 'vercel/next.js hydration error', { repo: 'vercel/next.js', description: 'hydration error' }],
     // Pasted stack traces keep their lines; unknown flags are part of the text.
     [
@@ -68,6 +73,8 @@ describe('parseSlackCommand', () => {
     ['/debug', '   ', /describe/],
     ['/debug', 'acme/api', /describe/],
     ['/debug', 'acme/api --auto', /describe/],
+    ['/debug', 'x --priority urgent', /--priority needs one of/],
+    ['/debug', 'x --priority high --priority low', /--priority was given twice/],
     ['/implement', 'x --budget', /--budget/],
     ['/implement', 'x --budget abc', /--budget/],
     ['/implement', 'x --budget -1', /--budget/],

@@ -1,4 +1,4 @@
-import { BranchName, type OperationType, RepoSlug } from '@pullwright/core';
+import { BranchName, OperationPriority, type OperationType, RepoSlug } from '@pullwright/core';
 
 export const SLACK_RUN_COMMANDS = { '/debug': 'debug', '/implement': 'implement', '/fix': 'fix' } as const;
 
@@ -14,6 +14,8 @@ export type SlackCommand =
       baseBranch: string | undefined;
       budgetUsd: number | undefined;
       auto: boolean;
+      /** `--priority critical`: starts before queued lower-priority work. */
+      priority: OperationPriority | undefined;
       description: string;
     }
   | {
@@ -45,7 +47,7 @@ export function slackUsage(command: string): string {
       ].join('\n');
     default:
       return [
-        `Usage: \`${command} [owner/repo] <description> [--base <branch>] [--budget <usd>] [--auto]\``,
+        `Usage: \`${command} [owner/repo] <description> [--base <branch>] [--budget <usd>] [--priority low|medium|high|critical] [--auto]\``,
         `Example: \`${command} acme/api TypeError: Cannot read properties of undefined (reading 'id') in auth.ts:45 --base develop\``,
         'The repository may be left out when this channel has one configured.',
       ].join('\n');
@@ -110,7 +112,11 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
   rest = budget.text;
   const auto = takeFlag(rest, 'auto', false);
   rest = auto.text;
+  const priority = takeFlag(rest, 'priority', true);
+  rest = priority.text;
   if (base.found && !BranchName.safeParse(base.value).success) return usage('--base needs a branch name');
+  const parsedPriority = priority.found ? OperationPriority.safeParse(priority.value) : undefined;
+  if (parsedPriority && !parsedPriority.success) return usage('--priority needs one of low, medium, high, critical');
   let budgetUsd: number | undefined;
   if (budget.found) {
     budgetUsd = Number(budget.value?.replace(/^\$/, ''));
@@ -118,7 +124,7 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
       return usage(`--budget needs an amount in USD between 0 and ${MAX_BUDGET_USD}`);
     }
   }
-  for (const name of ['base', 'budget', 'auto']) {
+  for (const name of ['base', 'budget', 'auto', 'priority']) {
     if (takeFlag(rest, name, name !== 'auto').found) return usage(`--${name} was given twice`);
   }
 
@@ -126,7 +132,16 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
   if (description === '') return usage('describe the problem or the change');
   if (description.length > MAX_DESCRIPTION)
     return usage(`the description is longer than ${MAX_DESCRIPTION} characters`);
-  return { kind: 'run', type, repo, baseBranch: base.value, budgetUsd, auto: auto.found, description };
+  return {
+    kind: 'run',
+    type,
+    repo,
+    baseBranch: base.value,
+    budgetUsd,
+    auto: auto.found,
+    priority: parsedPriority?.data,
+    description,
+  };
 }
 
 /** A first word shaped like `owner/name` is the repository (the caller checks it exists); the rest is the description. */
