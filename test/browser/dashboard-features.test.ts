@@ -7,7 +7,10 @@ import { ScriptedModel, text, tool } from '../support/scripted-model.ts';
 import { startTestSystem, type TestSystem } from '../support/test-runtime.ts';
 import { waitForStatus } from '../support/wait-for-status.ts';
 
-/** The dashboard's feature-request view (issue 21 item 5): capture, triage, Implement, released. */
+/**
+ * Issue 21 in the dashboard: the feature-request view (capture, triage, Implement, released)
+ * and the operation fields on the New operation form.
+ */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
@@ -21,7 +24,7 @@ const ANALYSIS = {
   acceptanceCriteria: ['answer is 42'],
 };
 
-describe('feature requests in the dashboard', () => {
+describe('dashboard: feature requests and operation fields', () => {
   let sys: TestSystem;
   let browser: Browser;
   const problems: string[] = [];
@@ -125,6 +128,22 @@ describe('feature requests in the dashboard', () => {
       .poll(() => page.locator(`#feature-list tr[data-id="${id}"] [data-status]`).textContent(), POLL)
       .toBe('Released');
     await page.screenshot({ path: path.join(ARTIFACTS, 'feature-requests.png') });
+    expect(problems).toEqual([]);
+  });
+
+  it('the New operation form sends the priority and the target files', async () => {
+    const page = await open();
+    await page.locator('a.btn', { hasText: 'New operation' }).first().click();
+    await page.locator('#new-type').selectOption('implement');
+    await page.locator('#new-repo').fill('acme/answers');
+    await page.locator('#new-description').fill('Make the answer 42');
+    await page.locator('details.more summary').click();
+    await page.locator('#new-priority').selectOption('critical');
+    await page.locator('#new-targetFiles').fill('src/app.js\n  docs/answer.md  \n');
+    await page.locator('#new-submit').click();
+    await page.waitForURL(/#\/op\/[a-z0-9]+$/);
+    const op = await sys.runtime.store.get(page.url().split('/').at(-1)!);
+    expect(op).toMatchObject({ priority: 'critical', targetFiles: ['src/app.js', 'docs/answer.md'] });
     expect(problems).toEqual([]);
   });
 });
