@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ModelRequest } from '@pullwright/agent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel, type Turn, text, tool } from './support/scripted-model.ts';
@@ -175,5 +178,85 @@ describe('operation fields', () => {
     expect(before).not.toMatch(LIMIT);
     expect(after).toMatch(LIMIT);
     expect(await sys.runtime.localForge!.branchSha(repo, op.branch!)).toBe(op.pullRequest!.headSha);
+  });
+});
+
+describe('approvalRequired where the policy allows auto-approval', () => {
+  let auto: TestSystem;
+  let scratch: string;
+  const DOCS_PLAN = text(
+    JSON.stringify({
+      summary: 'Document the answer',
+      steps: [{ title: 'Edit the doc', files: ['docs/answer.md'], acceptance: 'documented' }],
+    }),
+  );
+  const DOCS_EDIT = tool('edit_file', { path: 'docs/answer.md', oldText: 'The answer.', newText: 'The answer is 41.' });
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'pw-auto-'));
+    const policyFile = path.join(scratch, 'service-policy.yml');
+    writeFileSync(policyFile, 'auto_approve: { enabled: true }\n');
+    auto = await startTestSystem({ env: { MAX_REPAIRS: '0', POLICY_FILE: policyFile } });
+    auto.runtime.createProvider = () => new ScriptedModel([DOCS_PLAN, DOCS_EDIT, text('Documented.'), ACCEPT]);
+    const files = {
+      'package.json': JSON.stringify({ name: 'docs', type: 'module', scripts: { test: 'node -e 0' } }),
+      'docs/answer.md': 'The answer.\n',
+    };
+    // The effective policy is the service's and the repository's: both must allow auto-approval.
+    for (const repo of ['acme/docs', 'acme/docs-kept'])
+      await auto.runtime.localForge!.createRepository(repo, {
+        ...files,
+        '.pullwright.yml': 'auto_approve: { enabled: true }\n',
+      });
+    await auto.runtime.localForge!.createRepository('acme/strict', files);
+  }, 60_000);
+
+  afterAll(async () => {
+    await auto?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  async function run(approvalRequired: boolean, repo = 'acme/docs'): Promise<string> {
+    const res = await auto.request('POST', '/v1/operations', {
+      type: 'implement',
+      repo,
+      description: 'Document the answer',
+      approvalRequired,
+    });
+    expect(res.status).toBe(202);
+    return ((await res.json()) as { id: string }).id;
+  }
+
+  it('false lets the auto-approval rules merge a docs change; true keeps it for a person', async () => {
+    const waived = await run(false);
+    // The PR opens (awaiting_approval), then the policy approves it and the merge job runs.
+    const merged = await waitForStatus(auto, waived, ['merged', 'failed']);
+    expect(merged.status).toBe('merged');
+    expect(merged.approvalRequired).toBe(false);
+
+    const kept = await run(true, 'acme/docs-kept');
+    const waiting = await waitForStatus(auto, kept, ['awaiting_approval', 'merged', 'failed']);
+    expect(waiting.status).toBe('awaiting_approval');
+    expect(waiting.approvalRequired).toBe(true);
+    // The PR opens first; the auto-approval decision is the event after it.
+    await expect
+      .poll(async () => (await auto.runtime.events.list(kept)).some((e) => e.type === 'auto_approval'), {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    const decision = (await auto.runtime.events.list(kept)).find((e) => e.type === 'auto_approval');
+    expect((await auto.runtime.store.get(kept)).status).toBe('awaiting_approval');
+    expect(decision?.data).toEqual({
+      approved: false,
+      reasons: ['the request asked for a person to approve (approvalRequired)'],
+    });
+  });
+
+  it('false becomes true at claim when the repository policy allows no auto-approval', async () => {
+    const id = await run(false, 'acme/strict');
+    const op = await waitForStatus(auto, id, ['awaiting_approval', 'merged', 'failed']);
+    expect(op).toMatchObject({ status: 'awaiting_approval', approvalRequired: true });
+    const claim = (await auto.runtime.events.list(id)).find((e) => e.type === 'step' && e.data.step === 'policy');
+    expect(claim?.data).toMatchObject({ autoApprove: false, approvalRequired: true });
   });
 });
