@@ -55,6 +55,20 @@ describe('Slack /feature', () => {
     });
   });
 
+  it('a redelivered command (same trigger_id) captures one request', async () => {
+    const fields = {
+      command: '/feature',
+      text: 'acme/slugify Trim slugs',
+      trigger_id: '13345224609.738474920.feature01',
+    };
+    const answers = await Promise.all([s.command(fields), s.command(fields)]);
+    const ids = answers.map((a) => /`(fr[a-z0-9]+)`/.exec(JSON.stringify(a.body))?.[1]);
+    expect(ids[0]).toBeDefined();
+    expect(ids[1]).toBe(ids[0]);
+    const captured = (await s.sys.runtime.features.list()).filter((r) => r.description === 'Trim slugs');
+    expect(captured.map((r) => r.id)).toEqual([ids[0]]);
+  });
+
   it('answers usage for an empty request and refuses an unknown repository', async () => {
     const empty = await s.command({ command: '/feature', text: '  ' });
     expect(JSON.stringify(empty.body)).toContain('describe the feature you would like');

@@ -57,9 +57,16 @@ function notFrom(request: FeatureRequest, action: string): PullwrightError {
 export class FeatureRequests {
   constructor(private readonly deps: FeatureRequestsDeps) {}
 
-  async capture(input: NewFeatureRequest, by: Caller): Promise<FeatureRequest> {
+  /**
+   * Captures once per `idempotencyKey` when one is given (a redelivered Slack command). The
+   * analysis is enqueued even for a replay: a no-op when it already ran, a repair when the
+   * first attempt stopped before enqueueing it.
+   */
+  async capture(input: NewFeatureRequest, by: Caller, idempotencyKey?: string): Promise<FeatureRequest> {
     await this.deps.actions.authorize(undefined, by, 'request');
-    const request = await this.deps.features.create(input);
+    const request = idempotencyKey
+      ? (await this.deps.features.createOnce(idempotencyKey, input)).request
+      : await this.deps.features.create(input);
     await this.#analyze(request);
     return request;
   }

@@ -9,6 +9,7 @@ import {
   type Requester,
 } from '@pullwright/core';
 import type { Result } from 'ioredis';
+import { createOnce } from './create-once.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
@@ -72,6 +73,17 @@ export class FeatureRequestStore {
     const set = await this.redis.set(this.keys.featureRequest(request.id), JSON.stringify(request), 'NX');
     if (set !== 'OK') throw new PullwrightError('conflict', `feature request ${request.id} already exists`);
     return request;
+  }
+
+  /** Once per key (a Slack command's trigger id): a redelivery gets the first request back. */
+  async createOnce(key: string, input: NewFeatureRequest): Promise<{ request: FeatureRequest; created: boolean }> {
+    const { value, created } = await createOnce(
+      this.redis,
+      this.keys.idempotency(`feature:${key}`),
+      () => this.create(input),
+      (id) => this.get(id),
+    );
+    return { request: value, created };
   }
 
   async find(id: string): Promise<FeatureRequest | undefined> {

@@ -66,6 +66,8 @@ export class SlackCommandHandler {
         requester: { ...by, channel: form.channel_id },
       },
       by,
+      // Slack redelivers a command it thinks timed out with the same trigger_id: one request per trigger.
+      `slack:${form.trigger_id}`,
     );
     return ephemeral(this.deps.messages.featureCaptured(request));
   }

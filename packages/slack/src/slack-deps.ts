@@ -17,7 +17,7 @@ export interface SlackActions {
 
 /** `/feature`: captures a request and queues its analysis (pipeline's FeatureRequests fits). */
 export interface SlackFeatureRequests {
-  capture(input: NewFeatureRequest, by: By): Promise<FeatureRequest>;
+  capture(input: NewFeatureRequest, by: By, idempotencyKey?: string): Promise<FeatureRequest>;
 }
 
 export interface SlackSettings {
