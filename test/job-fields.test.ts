@@ -147,6 +147,14 @@ describe('operation fields', () => {
     expect(op.status).toBe('failed');
     expect(op.error).toMatch(/^targetFiles: \.env is refused/);
     expect(models.get(id)?.requests ?? []).toHaveLength(0);
+
+    // A protected path (lockfiles, by default) is refused the same way.
+    const locked = (await (await create({ repo, user: 'alice', targetFiles: ['package-lock.json'] })).json()) as {
+      id: string;
+    };
+    const refused = await waitForStatus(sys, locked.id, ['failed', 'awaiting_approval']);
+    expect(refused.error).toBe('targetFiles: package-lock.json is refused: a protected path no operation may change');
+    expect(models.get(locked.id)?.requests ?? []).toHaveLength(0);
   });
 
   it('over the file-operation rate the model is told, and the operation goes on to its PR', async () => {

@@ -1,9 +1,9 @@
+import { FeatureRequestId } from '@pullwright/core';
 import type { Caller, Runtime } from '@pullwright/pipeline';
 import { type Request, type Response, Router } from 'express';
 import { availableRepo } from './available-repo.ts';
 import {
   CreateFeatureRequestBody,
-  FeatureRequestIdParam,
   FeatureRequestListQuery,
   ImplementBody,
   TriageBody,
@@ -15,7 +15,7 @@ import { validate } from './validate.ts';
 type Deps = Pick<Runtime, 'features' | 'featureRequests' | 'forge' | 'config'>;
 
 function requestId(req: Request): string {
-  return validate(FeatureRequestIdParam, req.params.id, 'id');
+  return validate(FeatureRequestId, req.params.id, 'id');
 }
 
 /** A signed-in dashboard user acts as themselves (any `user` in the body is ignored); an API client names its user. */

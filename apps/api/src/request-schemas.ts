@@ -2,6 +2,7 @@ import {
   BranchName,
   Budget,
   FeatureContext,
+  FeatureRequestId,
   FeatureRequestStatus,
   OperationContext,
   OperationPriority,
@@ -73,8 +74,6 @@ export const FeatureRequestListQuery = z.object({
   status: FeatureRequestStatus.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
-
-export const FeatureRequestIdParam = z.string().regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id');
 
 export const TriageBody = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OperationPriority, RepoSlug, Requester } from './operation.ts';
+import { BranchName, FeatureRequestId, OperationPriority, RepoSlug, Requester } from './operation.ts';
 
 /**
  * A feature request's life (seed 001, "Feature Request Pipeline"): captured (`new`, its
@@ -20,9 +20,6 @@ export const FEATURE_REQUEST_STATUSES = [
 export const FeatureRequestStatus = z.enum(FEATURE_REQUEST_STATUSES);
 export type FeatureRequestStatus = z.infer<typeof FeatureRequestStatus>;
 
-/** `fr` + a sortable id: never confused with an operation id in a URL or a Slack command. */
-export const FeatureRequestId = z.string().regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id');
-
 const Criterion = z.string().trim().min(1, 'must not be empty').max(2000);
 
 /**
@@ -39,7 +36,7 @@ export const FeatureAnalysis = z.strictObject({
 });
 export type FeatureAnalysis = z.infer<typeof FeatureAnalysis>;
 
-export const FeatureTriage = z.object({
+const FeatureTriage = z.object({
   decision: z.enum(['accepted', 'declined']),
   by: z.string(),
   at: z.string(),
@@ -49,7 +46,7 @@ export const FeatureTriage = z.object({
 export const FeatureRequest = z.object({
   id: FeatureRequestId,
   repo: RepoSlug,
-  baseBranch: z.string().min(1).max(200),
+  baseBranch: BranchName,
   title: z.string().min(1).max(200),
   description: z.string().min(1).max(20_000),
   requester: Requester,

@@ -56,13 +56,13 @@ export const TargetFiles = z
   )
   .max(200);
 
+/** `fr` + a sortable id: never confused with an operation id in a URL or a Slack command. */
+export const FeatureRequestId = z.string().regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id');
+
 /** What a feature request asks for, as the `/implement` operation it became carries it (seed 001). */
 export const FeatureContext = z.object({
   /** The feature request this operation implements; marked released when the operation merges. */
-  featureRequestId: z
-    .string()
-    .regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id')
-    .optional(),
+  featureRequestId: FeatureRequestId.optional(),
   requirements: z.string().trim().min(1, 'must not be empty').max(20_000),
   acceptanceCriteria: z.array(z.string().trim().min(1, 'must not be empty').max(2000)).min(1).max(50),
 });

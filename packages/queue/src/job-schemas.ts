@@ -1,4 +1,4 @@
-import { OperationPriority } from '@pullwright/core';
+import { FeatureRequestId, OperationPriority } from '@pullwright/core';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
@@ -13,7 +13,7 @@ export const RunJob = z.object({ opId: z.string().min(1), priority: OperationPri
  * revisions, merges and deploys carry no priority, so BullMQ takes them before any waiting
  * run — they finish work a person is already waiting on.
  */
-export const RUN_PRIORITY: Record<OperationPriority, number> = { critical: 1, high: 2, medium: 3, low: 4 };
+const RUN_PRIORITY: Record<OperationPriority, number> = { critical: 1, high: 2, medium: 3, low: 4 };
 export const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().min(7) });
 /** Follows a deploy the operation recorded as started (`deploy.startedAt` names it). */
 export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
@@ -42,7 +42,7 @@ export type ReviseJobPayload = z.input<typeof ReviseJob>;
 
 /** Analyses a captured feature request with the model (seed 001): intent, modules, priority, criteria. */
 export const AnalyzeFeatureJob = z.object({
-  featureRequestId: z.string().regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id'),
+  featureRequestId: FeatureRequestId,
   /** When the analysis was asked for: "Analyze again" is a new job, the same request twice is one. */
   requestedAt: z.string().min(1),
 });

@@ -89,7 +89,7 @@ export async function publishChange(
  * Credits the requester on every commit the operation makes, when their identity (IDENTITIES)
  * has an email: GitHub links a `Co-authored-by:` trailer to the account with that address.
  */
-export function coAuthorTrailer(ctx: Pick<WorkContext, 'deps' | 'op'>): Record<string, string> {
+function coAuthorTrailer(ctx: Pick<WorkContext, 'deps' | 'op'>): Record<string, string> {
   const who = ctx.deps.approvalPolicy.identity(ctx.op.requester);
   return who.email ? { 'Co-authored-by': `${who.id} <${who.email}>` } : {};
 }

@@ -42,11 +42,15 @@ export function taskText(op: Operation): string {
 function targetFilesOf(ctx: WorkContext): string[] {
   const { gate } = workOf(ctx);
   return ctx.op.targetFiles.map((file) => {
+    let rel: string;
     try {
-      return gate.guard.normalize(file);
+      rel = gate.guard.normalize(file);
     } catch (err) {
       throw new StopOperation('failed', `targetFiles: ${file} is refused: ${(err as Error).message}`);
     }
+    if (gate.guard.isProtected(rel))
+      throw new StopOperation('failed', `targetFiles: ${file} is refused: a protected path no operation may change`);
+    return rel;
   });
 }
 
