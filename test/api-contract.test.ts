@@ -95,7 +95,7 @@ describe('REST API contract', () => {
       operations: { description: string }[];
     };
     expect(ops.operations.filter((o) => o.description === body.description)).toHaveLength(1);
-    expect(await sys.runtime.queue.queue.getJobCountByTypes('waiting')).toBeGreaterThan(0);
+    expect(await sys.runtime.queue.queue.getJobCountByTypes('waiting', 'prioritized')).toBeGreaterThan(0);
   });
 
   it('lists newest first and filters by status', async () => {

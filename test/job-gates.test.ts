@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ModelProvider, ModelRequest, ModelResponse, TextBlock, ToolUseBlock } from '@pullwright/agent';
+import type { ModelProvider } from '@pullwright/agent';
 import { type Operation, PullwrightError } from '@pullwright/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Reply, ScriptedModel, type Turn, text, tool } from './support/scripted-model.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
 
@@ -18,13 +19,6 @@ import { waitForStatus } from './support/wait-for-status.ts';
 const AWS_KEY = ['AKIA', 'QYLPMN5HHHFPZAM2'].join('');
 const HOST_MARKER = `hostonly_${Math.random().toString(36).slice(2, 10)}`;
 
-type Reply = (TextBlock | ToolUseBlock)[];
-type Turn = Reply | ((request: ModelRequest) => Promise<Reply>);
-
-const tool = (name: string, input: Record<string, unknown>): Reply => [
-  { type: 'tool_use', id: `t${Math.random().toString(36).slice(2)}`, name, input },
-];
-const text = (t: string): Reply => [{ type: 'text', text: t }];
 const PLAN = text(
   JSON.stringify({
     summary: 'Change the answer',
@@ -35,27 +29,6 @@ const ACCEPT = text(JSON.stringify({ decision: 'accept', reasons: ['small and te
 const DONE = text('Done.\n{"replies":[{"comment":"C1","outcome":"fixed","note":"Changed as asked."}]}');
 const GOOD_EDIT = tool('edit_file', { path: 'src/app.js', oldText: 'answer = 41', newText: 'answer = 42' });
 const GOOD_EDIT_AGAIN = tool('edit_file', { path: 'src/app.js', oldText: 'answer = 42', newText: 'answer = 43' });
-
-/** A model that plays turns in order and keeps every request it was sent. */
-class ScriptedModel implements ModelProvider {
-  readonly name = 'scripted';
-  readonly requests: ModelRequest[] = [];
-  #next = 0;
-
-  constructor(private readonly turns: Turn[]) {}
-
-  async complete(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    const turn = this.turns[this.#next++] ?? text('No more turns.');
-    const content = typeof turn === 'function' ? await turn(request) : turn;
-    return {
-      content,
-      stopReason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
-      usage: { inputTokens: 10, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
-      model: 'replay:gates',
-    };
-  }
-}
 
 let sys: TestSystem;
 let hostDir: string;

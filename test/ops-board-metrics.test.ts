@@ -119,7 +119,8 @@ describe('board and metrics', () => {
       headers: { authorization: 'Bearer metrics-token-0123456789' },
     });
     const text = await scrape.text();
-    expect(sample(text, 'pullwright_queue_jobs', '{state="waiting"}')).toBe(1);
+    // A run job waits in BullMQ's `prioritized` state (it carries the operation's priority).
+    expect(sample(text, 'pullwright_queue_jobs', '{state="prioritized"}')).toBe(1);
     expect(sample(text, 'pullwright_queue_oldest_waiting_seconds')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'pullwright_operations', '{status="queued"}')).toBe(1);
     expect(sample(text, 'pullwright_workers')).toBe(0);

@@ -20,7 +20,8 @@ describe('Slack requests: signatures, parsing, retries', () => {
 
   const nothingEnqueued = async () => {
     expect(await s.sys.runtime.store.list()).toEqual([]);
-    expect((await s.sys.runtime.queue.counts()).waiting).toBe(0);
+    const counts = await s.sys.runtime.queue.counts();
+    expect([counts.waiting, counts.prioritized]).toEqual([0, 0]);
   };
 
   describe('refuses unsigned or badly signed requests with 401 and enqueues nothing', () => {
@@ -178,7 +179,8 @@ describe('Slack requests: signatures, parsing, retries', () => {
       description: 'slugify keeps spaces',
       requester: { source: 'slack', user: REQUESTER, channel: CHANNEL },
     });
-    expect((await s.sys.runtime.queue.counts()).waiting).toBe(1);
+    // Run jobs carry their operation's priority: BullMQ keeps them in `prioritized`.
+    expect((await s.sys.runtime.queue.counts()).prioritized).toBe(1);
     const session = await s.sys.runtime.redis.hgetall(`${s.sys.runtime.config.redisPrefix}:slack:op:{${op.id}}`);
     expect(session).toMatchObject({ channel: CHANNEL, user: REQUESTER, budgetUsd: '2', auto: '1', delivery: 'bot' });
 

@@ -181,7 +181,7 @@ describe('crash loop', () => {
     await new Promise((r) => setTimeout(r, JOB_LOCK_MS + 100));
     expect(await keysMatching(sys.runtime.redis, `{${prefix}}:bull:*:lock`)).toEqual([]);
     const counts = await sys.runtime.queue.counts();
-    expect([counts.waiting, counts.delayed]).toEqual([0, 0]);
+    expect([counts.waiting, counts.prioritized, counts.delayed]).toEqual([0, 0, 0]);
     // A job a killed worker held stays listed as active until some worker's stalled check
     // moves it back; with every worker gone none does. It holds no lock (checked above), and
     // its operation already ended (checked above), so a recovery would find nothing to do.

@@ -13,6 +13,7 @@ import { dashboardRouter } from './dashboard-router.ts';
 import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
+import { featureRequestsRouter } from './feature-requests-router.ts';
 import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
@@ -28,7 +29,7 @@ import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
 import { SessionStore } from './session-store.ts';
 import { slackRouter } from './slack-router.ts';
-import { createSlackServices } from './slack-services.ts';
+import { createSlackServices, type SlackRuntime } from './slack-services.ts';
 import { validate } from './validate.ts';
 import { wellFormedBody } from './well-formed-body.ts';
 
@@ -52,6 +53,8 @@ export type ApiDeps = Pick<
   | 'locks'
   | 'workspace'
   | 'demo'
+  | 'features'
+  | 'featureRequests'
 >;
 
 /** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
@@ -127,6 +130,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use('/v1/operations', auth, interdiffRouter(deps));
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
+  app.use('/v1/feature-requests', auth, featureRequestsRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
   });

@@ -10,20 +10,15 @@ interface QueueHealth {
 /** Counts per state, workers online and the oldest job still waiting: enough to tell a stuck queue. */
 export async function dashboardQueueHealth(queue: CodeQueue, now = Date.now()): Promise<QueueHealth> {
   const q = queue.queue;
-  const [counts, clients, heads] = await Promise.all([
+  const [counts, clients, oldest] = await Promise.all([
     q.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'),
     q.getWorkers().catch(() => undefined),
-    // Ascending: index 0 of each list is its oldest job.
-    q.getJobs(['waiting', 'prioritized'], 0, 0, true),
+    queue.oldestWaiting(),
   ]);
   const workers =
     clients && !clients.some((c) => c.name?.includes('does not support'))
       ? clients.map((c) => ({ ageS: Number(c.age ?? 0), idleS: Number(c.idle ?? 0) }))
       : null;
-  const oldest = heads
-    .filter((j) => j?.timestamp)
-    .sort((a, b) => a.timestamp - b.timestamp)
-    .at(0);
   return {
     counts,
     workers,

@@ -25,13 +25,12 @@ async function takeSnapshot(deps: MetricsDeps, store: MetricsStore): Promise<Sna
     scanOperations(deps),
     store.read(),
     queue.getJobCounts(...QUEUE_STATES),
-    queue.getJobs(['waiting'], 0, 0, true),
+    deps.queue.oldestWaiting(),
     // CLIENT LIST is disabled on some managed Redis services: then the gauge is left out.
     queue.getWorkersCount().catch(() => undefined),
   ]);
   const now = Date.now();
-  const first = oldest[0];
-  return { ops, totals, jobs, oldestWaitingS: first ? Math.max(0, now - first.timestamp) / 1000 : 0, workers, now };
+  return { ops, totals, jobs, oldestWaitingS: oldest ? Math.max(0, now - oldest.timestamp) / 1000 : 0, workers, now };
 }
 
 /**

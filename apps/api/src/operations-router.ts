@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PullwrightError, ValidationError } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { type Request, Router } from 'express';
+import { availableRepo } from './available-repo.ts';
 import { callerOf } from './caller-of.ts';
 import {
   ApproveBody,
@@ -30,16 +31,7 @@ export function operationsRouter(deps: Deps): Router {
 
   router.post('/', async (req, res) => {
     const body = validate(CreateOperationBody, req.body, 'body');
-    const repo = body.repo ?? deps.config.defaultRepo;
-    if (!repo)
-      throw new ValidationError('repo is required', [
-        { field: 'repo', reason: 'required (no DEFAULT_REPO is configured)' },
-      ]);
-    if (!(await deps.forge.repositoryExists(repo))) {
-      throw new ValidationError(`repository ${repo} is not available`, [
-        { field: 'repo', reason: `not found on the ${deps.forge.name} forge` },
-      ]);
-    }
+    const repo = await availableRepo(deps, body.repo);
     const key = req.get('idempotency-key');
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
       throw new ValidationError('invalid Idempotency-Key', [
@@ -54,6 +46,10 @@ export function operationsRouter(deps: Deps): Router {
       context: body.context,
       ...(body.budget ? { budget: body.budget } : {}),
       ...(body.confirmPlan !== undefined ? { confirmPlan: body.confirmPlan } : {}),
+      priority: body.priority,
+      targetFiles: body.targetFiles,
+      ...(body.approvalRequired !== undefined ? { approvalRequired: body.approvalRequired } : {}),
+      ...(body.featureContext ? { featureContext: body.featureContext } : {}),
       requester: { source: body.source, user: body.user },
     };
     // The requester needs the role to request (policy); enqueued once per Idempotency-Key.

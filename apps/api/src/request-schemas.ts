@@ -1,4 +1,16 @@
-import { BranchName, Budget, OperationContext, OperationStatus, OperationType, RepoSlug } from '@pullwright/core';
+import {
+  BranchName,
+  Budget,
+  FeatureContext,
+  FeatureRequestId,
+  FeatureRequestStatus,
+  OperationContext,
+  OperationPriority,
+  OperationStatus,
+  OperationType,
+  RepoSlug,
+  TargetFiles,
+} from '@pullwright/core';
 import { z } from 'zod';
 
 export const CreateOperationBody = z
@@ -9,6 +21,11 @@ export const CreateOperationBody = z
     description: z.string().trim().min(1, 'must not be empty').max(20_000),
     context: OperationContext.default({}),
     budget: Budget.strict().optional(),
+    priority: OperationPriority.default('medium'),
+    targetFiles: TargetFiles.default([]),
+    /** Omitted: the policy decides; false is refused (400) where the policy allows no auto-approval. */
+    approvalRequired: z.boolean().optional(),
+    featureContext: FeatureContext.omit({ featureRequestId: true }).strict().optional(),
     /** Show the plan and wait for Start / Modify / Cancel before any code is written. */
     confirmPlan: z.boolean().optional(),
     /** `github`: a dashboard user signed in with GitHub (the dashboard router sets it from the session). */
@@ -53,3 +70,34 @@ export const ReviseBody = z
     user: z.string().min(1).max(200).optional(),
   })
   .strict();
+
+/** Slack `/feature` and the dashboard capture the same way: a description, for a repository. */
+export const CreateFeatureRequestBody = z
+  .object({
+    repo: RepoSlug.optional(),
+    baseBranch: BranchName.default('main'),
+    description: z.string().trim().min(1, 'must not be empty').max(20_000),
+    user: z.string().min(1).max(200).default('api'),
+  })
+  .strict();
+
+export const FeatureRequestListQuery = z.object({
+  status: FeatureRequestStatus.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const TriageBody = z
+  .object({
+    decision: z.enum(['accepted', 'declined']),
+    reason: z.string().trim().max(2000).optional(),
+    priority: OperationPriority.optional(),
+    acceptanceCriteria: FeatureContext.shape.acceptanceCriteria.optional(),
+    user: z.string().min(1).max(200).default('api'),
+  })
+  .strict();
+
+export const ImplementBody = z
+  .object({ baseBranch: BranchName.optional(), user: z.string().min(1).max(200).default('api') })
+  .strict();
+
+export const UserOnlyBody = z.object({ user: z.string().min(1).max(200).default('api') }).strict();

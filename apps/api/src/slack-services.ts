@@ -14,7 +14,18 @@ import {
 
 export type SlackRuntime = Pick<
   Runtime,
-  'store' | 'events' | 'inbox' | 'queue' | 'forge' | 'actions' | 'redis' | 'keys' | 'config' | 'logger' | 'redactor'
+  | 'store'
+  | 'events'
+  | 'inbox'
+  | 'queue'
+  | 'forge'
+  | 'actions'
+  | 'featureRequests'
+  | 'redis'
+  | 'keys'
+  | 'config'
+  | 'logger'
+  | 'redactor'
 >;
 
 export interface SlackServices {
@@ -44,6 +55,7 @@ export function createSlackServices(rt: SlackRuntime): SlackServices | undefined
     inbox: rt.inbox,
     queue: rt.queue,
     actions: rt.actions,
+    featureRequests: rt.featureRequests,
     sessions: new SlackSessions(rt.redis, slackKeys),
     client: new SlackClient({
       botToken: slack.botToken,

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { type Config, FINAL_STATUSES, isPullwrightError, isTransientError } from '@pullwright/core';
 import {
+  analyzeFeatureRequest,
   deployOperation,
   handleCiFailure,
   mergeOperation,
@@ -49,6 +50,7 @@ const PIPELINE_HANDLERS: JobHandlers = {
   merge: ({ opId }, runtime) => mergeOperation(opId, runtime),
   deploy: ({ opId }, runtime) => deployOperation(opId, runtime),
   ci_failure: (payload, runtime) => handleCiFailure(payload, runtime),
+  analyze_feature: ({ featureRequestId }, runtime) => analyzeFeatureRequest(featureRequestId, runtime),
 };
 
 function isJobName(name: string): name is JobName {
@@ -132,13 +134,16 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
       .catch((err) => logger.warn({ opId, err: (err as Error).message }, 'could not fail the operation'));
   };
 
-  /** The payload checked again against the catalog (it crossed a process boundary), and its handler. */
-  const dispatch = (job: Job): { opId: string; run: () => Promise<unknown> } | undefined => {
+  /**
+   * The payload checked again against the catalog (it crossed a process boundary), and its
+   * handler; `opId` is undefined for a job about no operation (a feature request's analysis).
+   */
+  const dispatch = (job: Job): { opId: string | undefined; run: () => Promise<unknown> } | undefined => {
     const name = job.name;
     if (!isJobName(name)) return undefined;
     const run = <N extends JobName>(n: N) => {
       const payload = JOB_CATALOG[n].schema.parse(job.data) as JobData<N>;
-      return { opId: payload.opId, run: () => handlers[n](payload, runtime) };
+      return { opId: 'opId' in payload ? payload.opId : undefined, run: () => handlers[n](payload, runtime) };
     };
     return run(name);
   };
@@ -147,6 +152,11 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
     const task = dispatch(job);
     if (!task) {
       logger.warn({ job: job.name, id: job.id }, 'unknown job name; dropped');
+      return;
+    }
+    // A job about no operation records its own outcome (see analyzeFeatureRequest).
+    if (task.opId === undefined) {
+      await task.run();
       return;
     }
     const { opId } = task;

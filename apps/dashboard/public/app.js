@@ -1,6 +1,7 @@
-// Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>).
+// Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>, #/features[/<id>]).
 import { currentSession, loadSession, onSessionChange, signIn, signOut } from './api.js';
 import { button, fill, h, notice, setLive } from './dom.js';
+import { featuresView } from './view-features.js';
 import { listView } from './view-list.js';
 import { newOperationView } from './view-new.js';
 import { operationView } from './view-operation.js';
@@ -22,6 +23,8 @@ function route() {
   const op = /^\/op\/([a-z0-9]{6,40})$/.exec(path);
   if (op) return { name: 'operation', id: op[1], params: new URLSearchParams(query) };
   if (path === '/new') return { name: 'new', params: new URLSearchParams(query) };
+  const feature = /^\/features(?:\/(fr[a-z0-9]{6,40}))?$/.exec(path);
+  if (feature) return { name: 'features', id: feature[1] };
   return { name: 'list', params: new URLSearchParams(query) };
 }
 
@@ -62,6 +65,7 @@ function render() {
   }
   if (r.name === 'operation') cleanup = operationView(view, r.id, session, r.params);
   else if (r.name === 'new') cleanup = newOperationView(view, session, r.params);
+  else if (r.name === 'features') cleanup = featuresView(view, session, r.id);
   else cleanup = listView(view, session, r.params);
 }
 

@@ -59,6 +59,18 @@ export function newOperationView(root, session, params) {
   });
   const errorText = h('textarea', { id: 'new-errorText', name: 'errorText', rows: '4', spellcheck: 'false' });
   const acceptance = h('textarea', { id: 'new-acceptance', name: 'acceptance', rows: '3' });
+  const priority = h(
+    'select',
+    { id: 'new-priority', name: 'priority' },
+    ['low', 'medium', 'high', 'critical'].map((p) => h('option', { value: p, selected: p === 'medium' }, p)),
+  );
+  const targetFiles = h('textarea', {
+    id: 'new-targetFiles',
+    name: 'targetFiles',
+    rows: '2',
+    spellcheck: 'false',
+    placeholder: 'src/auth.ts',
+  });
   const defaults = session.budget;
   // The form speaks minutes and dollars; the API takes milliseconds and USD.
   const budgetFields = [
@@ -119,6 +131,13 @@ export function newOperationView(root, session, params) {
       h('summary', {}, 'Context (optional)'),
       field('context.errorText', 'Error output or stack trace', errorText),
       field('context.acceptance', 'Acceptance criteria', acceptance),
+      field('priority', 'Priority', priority, 'A critical operation starts before queued lower-priority work.'),
+      field(
+        'targetFiles',
+        'Files to work on (one per line)',
+        targetFiles,
+        'Locked for this operation before the change starts, and named to the planner.',
+      ),
     ),
     h(
       'fieldset',
@@ -174,8 +193,14 @@ export function newOperationView(root, session, params) {
       const value = Number(b.input.value);
       if (b.input.value.trim() && Number.isFinite(value) && value > 0) budget[b.key] = b.toApi(value);
     }
+    const files = targetFiles.value
+      .split('\n')
+      .map((f) => f.trim())
+      .filter(Boolean);
     const body = {
       type: type.value,
+      priority: priority.value,
+      ...(files.length ? { targetFiles: files } : {}),
       baseBranch: base.value.trim() || 'main',
       description: description.value.trim(),
       ...(repo.value.trim() ? { repo: repo.value.trim() } : {}),

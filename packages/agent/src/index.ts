@@ -1,4 +1,5 @@
 export * from './agent-loop.ts';
+export * from './analyze-feature.ts';
 export * from './budget-tracker.ts';
 export * from './check-failures.ts';
 export * from './extract-model-json.ts';

@@ -198,6 +198,11 @@ export const EnvSchema = z
     /** Size of the repository map given to the model instead of whole files. */
     REPO_MAP_TOKENS: positiveInt(2000),
     /**
+     * File tool calls (read, list, search, edit, write, delete) one job may make per minute
+     * (seed 001: 100). Over it the model is told, and the operation goes on.
+     */
+    FILE_OPS_PER_MINUTE: positiveInt(100),
+    /**
      * Dashboard people and their sign-in tokens: `alice:token1,bob:token2` (tokens of 16+ characters).
      * Unset: only the API token signs in (as `operator`).
      */
@@ -419,6 +424,7 @@ export interface Config {
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
   maxRepairs: number;
   repoMapTokens: number;
+  fileOpsPerMinute: number;
   dashboard: {
     users: { user: string; token: string }[];
     /** Empty: every signed-in user may approve. */
@@ -587,6 +593,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: Proces
     budget: { turns: env.MAX_TURNS, tokens: env.MAX_TOKENS, wallMs: env.MAX_WALL_MS, costUsd: env.MAX_COST_USD },
     maxRepairs: env.MAX_REPAIRS,
     repoMapTokens: env.REPO_MAP_TOKENS,
+    fileOpsPerMinute: env.FILE_OPS_PER_MINUTE,
     dashboard: {
       users: parseDashboardUsers(env.DASHBOARD_USERS),
       approvers: (env.DASHBOARD_APPROVERS ?? '')

@@ -1,5 +1,6 @@
 export * from './config.ts';
 export * from './errors.ts';
+export * from './feature-request.ts';
 export * from './in-span.ts';
 export * from './listen-or-explain.ts';
 export * from './logger.ts';

@@ -35,6 +35,40 @@ export const BranchName = z
   .max(200)
   .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/-]+(?<![./])$/, 'must be a valid branch name');
 
+/** How soon an operation runs: a `critical` one starts before queued `low` work (BullMQ job priority). */
+export const OPERATION_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
+export const OperationPriority = z.enum(OPERATION_PRIORITIES);
+export type OperationPriority = z.infer<typeof OperationPriority>;
+
+/**
+ * Files the requester declares the change is about: locked for the operation together with
+ * the plan's files (all or nothing, before the coder starts) and named in the planner's task.
+ * Repository-relative; the worker's PathGuard refuses the rest (secret files, `.git/`…).
+ */
+export const TargetFiles = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(1000)
+      .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..') && !p.includes('\0'), {
+        message: 'must be a path inside the repository (no leading /, no ..)',
+      }),
+  )
+  .max(200);
+
+/** `fr` + a sortable id: never confused with an operation id in a URL or a Slack command. */
+export const FeatureRequestId = z.string().regex(/^fr[a-z0-9]{6,40}$/, 'not a feature request id');
+
+/** What a feature request asks for, as the `/implement` operation it became carries it (seed 001). */
+export const FeatureContext = z.object({
+  /** The feature request this operation implements; marked released when the operation merges. */
+  featureRequestId: FeatureRequestId.optional(),
+  requirements: z.string().trim().min(1, 'must not be empty').max(20_000),
+  acceptanceCriteria: z.array(z.string().trim().min(1, 'must not be empty').max(2000)).min(1).max(50),
+});
+export type FeatureContext = z.infer<typeof FeatureContext>;
+
 export const RequesterSource = z.enum(['slack', 'api', 'dashboard', 'github']);
 
 export const Requester = z.object({
@@ -220,6 +254,16 @@ export const Operation = z.object({
   context: OperationContext,
   requester: Requester,
   origin: Origin.optional(),
+  /** BullMQ priority of the operation's run job (see @pullwright/queue `JOB_CATALOG`). */
+  priority: OperationPriority.default('medium'),
+  targetFiles: TargetFiles.default([]),
+  /**
+   * True: a person must approve, whatever the auto-approval rules say. False only where the
+   * policy allows auto-approval: resolved at claim against the effective policy (see
+   * pipeline `ApprovalPolicy.atClaim`); unset until then, when the request left it to the policy.
+   */
+  approvalRequired: z.boolean().optional(),
+  featureContext: FeatureContext.optional(),
   status: OperationStatus,
   /** Optimistic-concurrency counter: every write must name the version it read. */
   version: z.number().int().nonnegative(),

@@ -11,6 +11,8 @@ function op(status: OperationStatus): Operation {
     description: 'x',
     context: {},
     requester: { source: 'api', user: 'u' },
+    priority: 'medium',
+    targetFiles: [],
     status,
     version: 3,
     filesChanged: [],

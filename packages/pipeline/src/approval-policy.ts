@@ -6,6 +6,7 @@ import {
   PullwrightError,
   type RequesterSource,
   type RiskAssessment,
+  ValidationError,
 } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import {
@@ -88,6 +89,22 @@ export class ApprovalPolicy {
   }
 
   /**
+   * A request may waive a person's approval (`approvalRequired: false`) only where the service
+   * policy allows auto-approval at all; the repository's file and the auto-approval rules can
+   * still require one (see `atClaim`, `afterPullRequest`).
+   */
+  assertApprovalChoice(approvalRequired: boolean | undefined): void {
+    if (approvalRequired !== false || servicePolicy(this.service).auto_approve.enabled) return;
+    throw new ValidationError('approvalRequired cannot be false here', [
+      {
+        field: 'approvalRequired',
+        reason:
+          'false needs a policy that allows auto-approval (auto_approve.enabled in POLICY_FILE); this one does not',
+      },
+    ]);
+  }
+
+  /**
    * Claim time: the base commit's `.pullwright.yml`, parsed once by the prepare step (never
    * the worktree, which may hold the agent's changes), merged under the service policy and
    * fixed on the operation. A bad file throws `PolicyFileError` naming the field; a requester the
@@ -99,9 +116,11 @@ export class ApprovalPolicy {
     assertAuthorized(this.identity(op.requester), 'request', { permissions: policy.permissions });
     if (op.origin?.kind === 'issue' && !policy.triggers.issues.enabled)
       throw new PullwrightError('forbidden', `operations from issues are off for ${op.repo} (triggers.issues.enabled)`);
+    // False only where the effective policy allows auto-approval; unset follows the policy.
+    const approvalRequired = !policy.auto_approve.enabled || op.approvalRequired === true;
     return this.deps.store.patch(
       opId,
-      { policy },
+      { policy, approvalRequired },
       {
         type: 'step',
         data: {
@@ -110,6 +129,7 @@ export class ApprovalPolicy {
           approvals: policy.approvals.required,
           pathRules: policy.path_rules.map((r) => r.name),
           autoApprove: policy.auto_approve.enabled,
+          approvalRequired,
           deploy: policy.deploy?.target.kind ?? null,
         },
       },
@@ -129,6 +149,13 @@ export class ApprovalPolicy {
     op = await store.patch(opId, { risk }, { type: 'risk', data: { level: risk.level, reasons: risk.reasons } });
     const policy = this.policyOf(op);
     if (!policy.auto_approve.enabled || !headSha) return op;
+    if (op.approvalRequired) {
+      await events.append(opId, 'auto_approval', {
+        approved: false,
+        reasons: ['the request asked for a person to approve (approvalRequired)'],
+      });
+      return op;
+    }
     const decision = autoApprove(op, analysis, policy);
     if (!decision.approve) {
       await events.append(opId, 'auto_approval', { approved: false, reasons: decision.reasons });

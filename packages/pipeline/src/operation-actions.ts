@@ -36,12 +36,13 @@ export class OperationActions {
     this.#refuseInDemo('request');
     this.policy.authorize(input.requester, 'request');
     if (input.budget) this.policy.authorizeBudget(input.requester, input.budget);
+    this.policy.assertApprovalChoice(input.approvalRequired);
     const result = idempotencyKey
       ? await this.store.createOnce(idempotencyKey, input)
       : { op: await this.store.create(input), created: true };
     // Enqueue even for a replayed request: the job id is the operation id, so this is a no-op
     // when the first request got as far as enqueueing, and a repair when it did not.
-    await this.queue.add('run', { opId: result.op.id });
+    await this.queue.add('run', { opId: result.op.id, priority: result.op.priority });
     return result;
   }
 

@@ -6,6 +6,7 @@ import type {
   ArtifactStore,
   CodeQueue,
   ConversationCheckpoints,
+  FeatureRequestStore,
   OperationEvents,
   OperationInbox,
   OperationStore,
@@ -16,6 +17,9 @@ import type { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import type { ApprovalPolicy } from './approval-policy.ts';
 import type { BaselineChecks } from './baseline-checks.ts';
 import type { Deployer } from './deploy-operation.ts';
+
+/** What a model is asked about: an operation, or a feature request being analysed. */
+export type ModelSubject = Pick<Operation, 'id' | 'repo' | 'description'>;
 
 /** Everything a pipeline step needs, built once per process by `createRuntime`. */
 export interface PipelineDeps {
@@ -31,8 +35,13 @@ export interface PipelineDeps {
   redactor: Redactor;
   scanner: SecretScanner;
   logger: Logger;
-  /** A fresh provider per operation (the replay provider keeps its place in the transcript). */
-  createProvider: (op: Operation) => ModelProvider;
+  /**
+   * A fresh provider per operation or feature-request analysis (the replay provider keeps its
+   * place in the transcript).
+   */
+  createProvider: (subject: ModelSubject) => ModelProvider;
+  /** Feature requests (seed 001): analysed by a worker job, released when their operation merges. */
+  features: FeatureRequestStore;
   /** Transcripts and kept diffs: shared storage any API replica reads (Redis by default). */
   artifacts: ArtifactStore;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
@@ -41,6 +50,8 @@ export interface PipelineDeps {
   maxRepairs: number;
   editMode: 'tools' | 'text';
   repoMapTokens: number;
+  /** FILE_OPS_PER_MINUTE: file tool calls one job may make per minute (seed 001: 100). */
+  fileOpsPerMinute: number;
   /** CHECK_TIMEOUT_MS: the ceiling of every check's timeout (a check's own default is 60 or 180 s). */
   checkTimeoutMs: number;
   /** How long a plan waits for Start / Modify (PLAN_CONFIRMATION_TIMEOUT_MS; 1 h when unset). */

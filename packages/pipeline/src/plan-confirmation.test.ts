@@ -11,6 +11,8 @@ function op(overrides: Partial<Operation> = {}): Operation {
     description: 'add rate limiting',
     context: {},
     requester: { source: 'slack', user: 'UDEV00001' },
+    priority: 'medium',
+    targetFiles: [],
     status: 'running',
     version: 3,
     filesChanged: [],

@@ -22,6 +22,7 @@ import {
   ConversationCheckpoints,
   connectRedis,
   createRedisClient,
+  FeatureRequestStore,
   OperationEvents,
   OperationInbox,
   OperationStore,
@@ -36,6 +37,7 @@ import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
 import { DEMO_REFUSAL, isDemoRequest } from './demo-mode.ts';
 import { Deployer } from './deploy-operation.ts';
+import { FeatureRequests } from './feature-requests.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -54,6 +56,8 @@ export interface Runtime extends PipelineDeps {
   keys: RedisKeys;
   localForge: LocalForge | undefined;
   actions: OperationActions;
+  /** Capture, triage and "Implement" of feature requests, for every entry point. */
+  featureRequests: FeatureRequests;
   /** Identities, roles and the approval rules (POLICY_FILE, IDENTITIES); the pipeline calls `atClaim` and `afterPullRequest`. */
   approvalPolicy: ApprovalPolicy;
   /** The merge job calls `deployAfterMerge` once an operation is merged. */
@@ -198,6 +202,8 @@ export async function createRuntime(
     webhookSecret: config.deployWebhookSecret,
     enqueue: (job) => queue.add('deploy', job),
   });
+  const features = new FeatureRequestStore(redis, keys, scrub);
+  const actions = new OperationActions(store, queue, approvalPolicy, deployer, demo);
   return {
     config,
     redis,
@@ -221,6 +227,7 @@ export async function createRuntime(
     maxRepairs: config.maxRepairs,
     editMode: config.llm.editMode,
     repoMapTokens: config.repoMapTokens,
+    fileOpsPerMinute: config.fileOpsPerMinute,
     baselines: new BaselineChecks(redis, config.redisPrefix),
     conversations: new ConversationCheckpoints(redis, keys, { scrub, logger }),
     fileLocks,
@@ -228,8 +235,10 @@ export async function createRuntime(
     branches,
     checkTimeoutMs: config.checkTimeoutMs,
     planConfirmationTimeoutMs: config.planConfirmationTimeoutMs,
-    actions: new OperationActions(store, queue, approvalPolicy, deployer, demo),
+    actions,
     demo,
+    features,
+    featureRequests: new FeatureRequests({ features, operations: store, queue, actions }),
     approvalPolicy,
     deployer,
     verificationKey: config.verificationKey,

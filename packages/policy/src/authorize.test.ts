@@ -41,7 +41,9 @@ describe('identities', () => {
 
   it.each([
     ['[{"id":"x","role":"boss"}]', 'IDENTITIES.0.role: Invalid option'],
-    ['[{"id":"x","role":"admin","email":"x"}]', 'IDENTITIES.0.email: unknown field'],
+    ['[{"id":"x","role":"admin","mail":"x@example.com"}]', 'IDENTITIES.0.mail: unknown field'],
+    ['[{"id":"x","role":"admin","email":"x"}]', 'IDENTITIES.0.email: Invalid email'],
+    ['[{"id":"x","role":"admin","email":"x@example.com>\\nSigned-off-by: y"}]', 'IDENTITIES.0.email: Invalid email'],
     ['[{"id":"x","role":"admin"},{"id":"x","role":"proposer"}]', 'IDENTITIES.1.id: duplicate id x'],
     ['[{', 'IDENTITIES: not JSON'],
     ['/nonexistent/identities.json', 'IDENTITIES: cannot read /nonexistent/identities.json: ENOENT'],

@@ -10,6 +10,8 @@ export const IdentityEntry = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9._@-]{1,100}$/, 'must be 1-100 of A-Z a-z 0-9 . _ @ -'),
   role: Role,
   groups: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a lower-case group name')).default([]),
+  /** Where commits made for this person's requests credit them (`Co-authored-by:`); none: no trailer. */
+  email: z.email().max(254).optional(),
   /** Slack user ids (`U…`), verified by Slack's request signature. */
   slack: z.array(Handle).default([]),
   /** GitHub logins, verified by the webhook signature. */
@@ -31,6 +33,7 @@ export interface Identity {
   /** Null for a caller the configured directory does not name: every action is refused. */
   role: Role | null;
   groups: string[];
+  email?: string;
 }
 
 /**
@@ -43,7 +46,7 @@ export class IdentityDirectory {
 
   constructor(private readonly entries: z.infer<typeof IdentitiesFile> | undefined) {
     for (const e of entries ?? []) {
-      const identity: Identity = { id: e.id, role: e.role, groups: e.groups };
+      const identity: Identity = { id: e.id, role: e.role, groups: e.groups, ...(e.email ? { email: e.email } : {}) };
       for (const source of ['slack', 'github', 'dashboard', 'api'] as const)
         for (const handle of e[source]) this.byHandle.set(`${source}\0${handle.toLowerCase()}`, identity);
     }

@@ -1,5 +1,5 @@
 import { ValidationError } from '@pullwright/core';
-import { Queue, type Telemetry } from 'bullmq';
+import { type Job, Queue, type Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import { CODE_OPERATIONS_QUEUE, JOB_CATALOG, type JobName, type JobPayload } from './job-schemas.ts';
 import type { RedisClient } from './redis-client.ts';
@@ -48,7 +48,13 @@ export class CodeQueue {
     }
     const jobId = (spec.jobId as (p: unknown) => string)(parsed.data);
     const delayMs = 'delayMs' in spec ? (spec.delayMs as (p: unknown) => number)(parsed.data) : 0;
-    await this.queue.add(name, parsed.data, { ...spec.options, jobId, ...(delayMs > 0 ? { delay: delayMs } : {}) });
+    const priority = 'priority' in spec ? (spec.priority as (p: unknown) => number)(parsed.data) : undefined;
+    await this.queue.add(name, parsed.data, {
+      ...spec.options,
+      jobId,
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
+      ...(priority ? { priority } : {}),
+    });
     return jobId;
   }
 
@@ -62,8 +68,25 @@ export class CodeQueue {
     return true;
   }
 
+  /**
+   * The job that has waited longest. `waiting` is in arrival order, but `prioritized` (every
+   * run job) is ordered by priority first: its oldest job can sit anywhere, so up to
+   * `scan` of them are read. Beyond that the answer is a lower bound, which is what a
+   * "stuck queue" gauge needs.
+   */
+  async oldestWaiting(scan = 500): Promise<Job | undefined> {
+    const [head, prioritized] = await Promise.all([
+      this.queue.getJobs(['waiting'], 0, 0, true),
+      this.queue.getJobs(['prioritized'], 0, scan - 1, true),
+    ]);
+    return [...head, ...prioritized]
+      .filter((j) => j?.timestamp)
+      .reduce<Job | undefined>((oldest, j) => (!oldest || j.timestamp < oldest.timestamp ? j : oldest), undefined);
+  }
+
   async counts(): Promise<Record<string, number>> {
-    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+    // Run jobs carry a priority, so BullMQ keeps them in `prioritized`, not `waiting`.
+    return this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed');
   }
 
   close(): Promise<void> {

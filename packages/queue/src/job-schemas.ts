@@ -1,10 +1,19 @@
+import { FeatureRequestId, OperationPriority } from '@pullwright/core';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
 /** The queue every code operation job goes through: runs, revisions, merges and deploys. */
 export const CODE_OPERATIONS_QUEUE = 'code-operations';
 
-export const RunJob = z.object({ opId: z.string().min(1) });
+/** The run job carries the operation's priority: BullMQ orders waiting jobs by it (see `JOB_CATALOG.run`). */
+export const RunJob = z.object({ opId: z.string().min(1), priority: OperationPriority.default('medium') });
+
+/**
+ * BullMQ priorities (1 is taken first; jobs of one priority keep their order). Run jobs only:
+ * revisions, merges and deploys carry no priority, so BullMQ takes them before any waiting
+ * run — they finish work a person is already waiting on.
+ */
+const RUN_PRIORITY: Record<OperationPriority, number> = { critical: 1, high: 2, medium: 3, low: 4 };
 export const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().min(7) });
 /** Follows a deploy the operation recorded as started (`deploy.startedAt` names it). */
 export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
@@ -60,6 +69,13 @@ export const CiFailureJob = z.object({
   settleMs: z.number().int().nonnegative(),
 });
 
+/** Analyses a captured feature request with the model (seed 001): intent, modules, priority, criteria. */
+export const AnalyzeFeatureJob = z.object({
+  featureRequestId: FeatureRequestId,
+  /** When the analysis was asked for: "Analyze again" is a new job, the same request twice is one. */
+  requestedAt: z.string().min(1),
+});
+
 /** Kept so a duplicate enqueue within a day is still recognised as a duplicate. */
 const KEEP = { age: 24 * 3600, count: 5000 };
 
@@ -70,6 +86,8 @@ interface CatalogEntry<S extends z.ZodType> {
   options: JobsOptions;
   /** A delayed job: it runs this many ms after it is added (BullMQ's `delay`), never a sleep. */
   delayMs?(payload: z.infer<S>): number;
+  /** The BullMQ priority of this payload's job, when the job type has one. */
+  priority?(payload: z.infer<S>): number;
 }
 
 const entry = <S extends z.ZodType>(e: CatalogEntry<S>) => e;
@@ -81,7 +99,12 @@ const entry = <S extends z.ZodType>(e: CatalogEntry<S>) => e;
  */
 export const JOB_CATALOG = {
   /** A new operation: claim → prepare → … → PR. One per operation. */
-  run: entry({ schema: RunJob, jobId: (p) => p.opId, options: { removeOnComplete: KEEP, removeOnFail: KEEP } }),
+  run: entry({
+    schema: RunJob,
+    jobId: (p) => p.opId,
+    options: { removeOnComplete: KEEP, removeOnFail: KEEP },
+    priority: (p) => RUN_PRIORITY[p.priority],
+  }),
   /**
    * One per request (delivery id). A revision waits for a busy operation (a run or another
    * revision holds the branch): retried with backoff (1 s … ~17 min over 10 attempts) rather
@@ -118,6 +141,16 @@ export const JOB_CATALOG = {
     jobId: (p) => `${p.opId}-ci-${p.headSha.slice(0, 12)}`,
     options: { removeOnComplete: KEEP, removeOnFail: KEEP },
     delayMs: (p) => p.settleMs,
+  }),
+  /**
+   * One per analysis asked for. Runs in a worker, never in the API process: the API holds no
+   * model key. The job records its own failure (with the reason) on the request; the
+   * provider already retries what is worth retrying.
+   */
+  analyze_feature: entry({
+    schema: AnalyzeFeatureJob,
+    jobId: (p) => `${p.featureRequestId}-analyze-${p.requestedAt.replace(/[^0-9]/g, '')}`,
+    options: { removeOnComplete: KEEP, removeOnFail: KEEP },
   }),
 } as const;
 

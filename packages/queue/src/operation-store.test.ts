@@ -108,10 +108,27 @@ describe('CodeQueue', () => {
     try {
       await queue.add('run', { opId: 'abc123def456' });
       await queue.add('run', { opId: 'abc123def456' });
-      expect(await queue.queue.getJobCountByTypes('waiting')).toBe(1);
+      expect(await queue.queue.getJobCountByTypes('waiting', 'prioritized')).toBe(1);
       await expect(queue.add('run', { opId: '' })).rejects.toMatchObject({ code: 'validation_failed' });
       expect(await queue.removeWaiting('abc123def456')).toBe(true);
-      expect(await queue.queue.getJobCountByTypes('waiting')).toBe(0);
+      expect(await queue.queue.getJobCountByTypes('waiting', 'prioritized')).toBe(0);
+    } finally {
+      await queue.queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+
+  test('the oldest waiting job is found among prioritized runs, whatever their priority', async ({ redis, prefix }) => {
+    const queue = new CodeQueue(redis, prefix);
+    try {
+      await queue.add('run', { opId: 'lowfirst01', priority: 'low' });
+      // A later millisecond for the critical job, so "oldest" has one answer.
+      const added = Date.now();
+      while (Date.now() === added) await new Promise((r) => setImmediate(r));
+      await queue.add('run', { opId: 'critical01', priority: 'critical' });
+      const [next] = await queue.queue.getJobs(['prioritized'], 0, 0, true);
+      expect(next?.id).toBe('critical01');
+      expect((await queue.oldestWaiting())?.id).toBe('lowfirst01');
     } finally {
       await queue.queue.obliterate({ force: true });
       await queue.close();

@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs';
 import {
   type Budget,
   emptyUsage,
+  type FeatureContext,
   FINAL_STATUSES,
   NotFoundError,
   Operation,
   type OperationContext,
   type OperationEventInput,
+  type OperationPriority,
   type OperationStatus,
   type OperationType,
   type Origin,
@@ -18,6 +20,7 @@ import {
   transition,
 } from '@pullwright/core';
 import type { Result } from 'ioredis';
+import { createOnce } from './create-once.ts';
 import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
@@ -53,6 +56,10 @@ export interface NewOperation {
   origin?: Origin;
   /** Wait for Start / Modify on the plan (true), or start at once (false); unset: the default rule. */
   confirmPlan?: boolean;
+  priority?: OperationPriority;
+  targetFiles?: string[];
+  approvalRequired?: boolean;
+  featureContext?: FeatureContext;
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */
@@ -63,7 +70,6 @@ export function newOperationId(now = Date.now()): string {
 const scriptsDefined = new WeakSet<RedisClient>();
 /** Writers on one operation are few (its worker, an API call, usage updates); 50 rounds with jitter is ample. */
 const MAX_CONFLICT_RETRIES = 50;
-const IDEMPOTENCY_TTL_S = 24 * 3600;
 /** RETENTION_DAYS' default: a month of history for reviews and incident follow-ups. */
 export const DEFAULT_RETENTION_S = 30 * 24 * 3600;
 
@@ -94,6 +100,7 @@ export class OperationStore {
       ...input,
       description: this.scrub(input.description),
       context: this.scrub(input.context ?? {}),
+      ...(input.featureContext ? { featureContext: this.scrub(input.featureContext) } : {}),
       id: newOperationId(now.getTime()),
       status: 'queued',
       version: 0,
@@ -129,25 +136,13 @@ export class OperationStore {
    * gets the first operation back (`created: false`).
    */
   async createOnce(key: string, input: NewOperation): Promise<{ op: Operation; created: boolean }> {
-    const idemKey = this.keys.idempotency(key);
-    const claimed = await this.redis.set(idemKey, 'pending', 'EX', IDEMPOTENCY_TTL_S, 'NX');
-    if (claimed === 'OK') {
-      try {
-        const op = await this.create(input);
-        await this.redis.set(idemKey, op.id, 'EX', IDEMPOTENCY_TTL_S);
-        return { op, created: true };
-      } catch (err) {
-        await this.redis.del(idemKey);
-        throw err;
-      }
-    }
-    // A concurrent first request may still be creating: wait briefly for its id.
-    for (let i = 0; i < 50; i++) {
-      const id = await this.redis.get(idemKey);
-      if (id && id !== 'pending') return { op: await this.get(id), created: false };
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new PullwrightError('conflict', 'a request with this Idempotency-Key is still being processed');
+    const { value, created } = await createOnce(
+      this.redis,
+      this.keys.idempotency(key),
+      () => this.create(input),
+      (id) => this.get(id),
+    );
+    return { op: value, created };
   }
 
   async find(id: string): Promise<Operation | undefined> {

@@ -48,6 +48,16 @@ export class RedisKeys {
     return `${this.prefix}:metrics:outcomes`;
   }
 
+  /** One feature request (JSON); kept until deleted, like a backlog. */
+  featureRequest(id: string): string {
+    return `${this.prefix}:fr:{${id}}`;
+  }
+
+  /** Sorted set of feature request ids by creation time. */
+  featureRequestIndex(): string {
+    return `${this.prefix}:frs`;
+  }
+
   idempotency(key: string): string {
     return `${this.prefix}:idem:${key}`;
   }

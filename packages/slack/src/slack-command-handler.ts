@@ -31,6 +31,8 @@ export class SlackCommandHandler {
           return await this.#deploy(form, cmd.opId);
         case 'run':
           return await this.#run(form, cmd);
+        case 'feature':
+          return await this.#feature(form, cmd);
       }
     } catch (err) {
       if (!isPullwrightError(err)) throw err;
@@ -38,9 +40,10 @@ export class SlackCommandHandler {
     }
   }
 
-  async #run(form: SlashCommandForm, cmd: Extract<SlackCommand, { kind: 'run' }>): Promise<SlackResponse> {
-    const { store, queue, sessions, client, messages, settings } = this.deps;
-    const repo = cmd.repo ?? settings.channelRepos[form.channel_id] ?? settings.defaultRepo;
+  /** The command's repository (named, the channel's, or the default), or the answer saying why there is none. */
+  async #repoOf(form: SlashCommandForm, named: string | undefined): Promise<{ repo: string } | SlackResponse> {
+    const { messages, settings } = this.deps;
+    const repo = named ?? settings.channelRepos[form.channel_id] ?? settings.defaultRepo;
     if (!repo) {
       return ephemeral(
         messages.usage(slackUsage(form.command), 'name the repository: this channel has none configured'),
@@ -49,6 +52,33 @@ export class SlackCommandHandler {
     if (!(await this.deps.repositoryExists(repo))) {
       return ephemeral(messages.usage(slackUsage(form.command), `repository ${repo} is not available to Pullwright`));
     }
+    return { repo };
+  }
+
+  /** `/feature`: captured under the same policy as any request; the analysis runs in a worker. */
+  async #feature(form: SlashCommandForm, cmd: Extract<SlackCommand, { kind: 'feature' }>): Promise<SlackResponse> {
+    const resolved = await this.#repoOf(form, cmd.repo);
+    if (!('repo' in resolved)) return resolved;
+    const by = { user: form.user_id, source: 'slack' as const };
+    const request = await this.deps.featureRequests.capture(
+      {
+        repo: resolved.repo,
+        baseBranch: cmd.baseBranch ?? 'main',
+        description: cmd.description,
+        requester: { ...by, channel: form.channel_id },
+      },
+      by,
+      // Slack redelivers a command it thinks timed out with the same trigger_id: one request per trigger.
+      `slack:${form.trigger_id}`,
+    );
+    return ephemeral(this.deps.messages.featureCaptured(request));
+  }
+
+  async #run(form: SlashCommandForm, cmd: Extract<SlackCommand, { kind: 'run' }>): Promise<SlackResponse> {
+    const { store, queue, sessions, client, messages } = this.deps;
+    const resolved = await this.#repoOf(form, cmd.repo);
+    if (!('repo' in resolved)) return resolved;
+    const { repo } = resolved;
     // The same policy as every entry point: a refusal (naming the missing role) is answered below.
     await this.deps.actions.authorize(undefined, { user: form.user_id, source: 'slack' }, 'request');
     const request: NewOperation & Pick<Operation, 'confirmPlan'> = {
@@ -57,6 +87,7 @@ export class SlackCommandHandler {
       baseBranch: cmd.baseBranch ?? 'main',
       description: cmd.description,
       requester: { source: 'slack', user: form.user_id, channel: form.channel_id },
+      ...(cmd.priority ? { priority: cmd.priority } : {}),
       // `--auto`: the coder starts on the planner's plan without waiting for Start.
       ...(cmd.auto ? { confirmPlan: false } : {}),
     };
@@ -82,7 +113,7 @@ export class SlackCommandHandler {
       });
     }
     // As in REST: a no-op when the first delivery got this far, a repair when it did not.
-    await queue.add('run', { opId: op.id });
+    await queue.add('run', { opId: op.id, priority: op.priority });
     if (delivery === 'bot') return ephemeral(messages.queued(op, delivery));
     // Without a bot token this answer is the channel message; later milestones follow through response_url.
     const status = messages.status(op, { step: 'queued', lastEventAt: undefined, budgetUsd: cmd.budgetUsd });

@@ -20,6 +20,11 @@ describe('parseSlackCommand', () => {
       { type: 'fix', auto: true, budgetUsd: 2.5, repo: 'acme/api', description: 'flaky test' },
     ],
     ['/fix', 'acme/api flaky test --budget=$3', { budgetUsd: 3, description: 'flaky test' }],
+    [
+      '/debug',
+      'acme/api --priority critical prod is down',
+      { priority: 'critical', repo: 'acme/api', description: 'prod is down' },
+    ],
     ['/debug', 'vercel/next.js hydration error', { repo: 'vercel/next.js', description: 'hydration error' }],
     // Pasted stack traces keep their lines; unknown flags are part of the text.
     [
@@ -37,11 +42,39 @@ describe('parseSlackCommand', () => {
     expect(parseSlackCommand(command, text)).toMatchObject({ kind: 'run', ...expected });
   });
 
+  it.each([
+    [
+      'acme/api Rate-limit the API --base develop',
+      { repo: 'acme/api', baseBranch: 'develop', description: 'Rate-limit the API' },
+    ],
+    [
+      'Rate-limit the API\nper key',
+      { repo: undefined, baseBranch: undefined, description: 'Rate-limit the API\nper key' },
+    ],
+    ['acme/api add &lt;Badge&gt; --auto', { repo: 'acme/api', description: 'add <Badge> --auto' }],
+  ])('/feature %j', (text, expected) => {
+    expect(parseSlackCommand('/feature', text)).toEqual({ kind: 'feature', baseBranch: undefined, ...expected });
+  });
+
+  it.each([
+    ['', /describe the feature/],
+    ['acme/api', /describe the feature/],
+    ['x --base', /--base needs a branch name/],
+    ['x --base a --base b', /--base was given twice/],
+  ])('/feature %j is answered with usage', (text, problem) => {
+    const parsed = parseSlackCommand('/feature', text);
+    expect(parsed).toMatchObject({ kind: 'usage', command: '/feature' });
+    expect((parsed as { problem: string }).problem).toMatch(problem);
+    expect(slackUsage('/feature')).toContain('/feature [owner/repo]');
+  });
+
   const malformed: [string, string, RegExp][] = [
     ['/debug', '', /describe/],
     ['/debug', '   ', /describe/],
     ['/debug', 'acme/api', /describe/],
     ['/debug', 'acme/api --auto', /describe/],
+    ['/debug', 'x --priority urgent', /--priority needs one of/],
+    ['/debug', 'x --priority high --priority low', /--priority was given twice/],
     ['/implement', 'x --budget', /--budget/],
     ['/implement', 'x --budget abc', /--budget/],
     ['/implement', 'x --budget -1', /--budget/],

@@ -1,4 +1,4 @@
-import { BranchName, type OperationType, RepoSlug } from '@pullwright/core';
+import { BranchName, OperationPriority, type OperationType, RepoSlug } from '@pullwright/core';
 
 export const SLACK_RUN_COMMANDS = { '/debug': 'debug', '/implement': 'implement', '/fix': 'fix' } as const;
 
@@ -14,6 +14,14 @@ export type SlackCommand =
       baseBranch: string | undefined;
       budgetUsd: number | undefined;
       auto: boolean;
+      /** `--priority critical`: starts before queued lower-priority work. */
+      priority: OperationPriority | undefined;
+      description: string;
+    }
+  | {
+      kind: 'feature';
+      repo: string | undefined;
+      baseBranch: string | undefined;
       description: string;
     }
   | { kind: 'status'; opId: string | undefined }
@@ -34,9 +42,15 @@ export function slackUsage(command: string): string {
       return 'Usage: `/cancel <operation id>`\nExample: `/cancel lx2k9a3f01ab`';
     case '/deploy':
       return 'Usage: `/deploy <operation id>` (a merged operation; needs the deploy role)\nExample: `/deploy lx2k9a3f01ab`';
+    case '/feature':
+      return [
+        'Usage: `/feature [owner/repo] <what you would like> [--base <branch>]`',
+        'Example: `/feature acme/api Rate-limit the public endpoints per API key`',
+        'The request is analysed, then triaged on the dashboard; "Implement" turns it into an /implement operation.',
+      ].join('\n');
     default:
       return [
-        `Usage: \`${command} [owner/repo] <description> [--base <branch>] [--budget <usd>] [--auto]\``,
+        `Usage: \`${command} [owner/repo] <description> [--base <branch>] [--budget <usd>] [--priority low|medium|high|critical] [--auto]\``,
         `Example: \`${command} acme/api TypeError: Cannot read properties of undefined (reading 'id') in auth.ts:45 --base develop\``,
         'The repository may be left out when this channel has one configured.',
       ].join('\n');
@@ -85,6 +99,16 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
     if (text === '') return usage('name the operation to deploy');
     return OP_ID.test(text) ? { kind: 'deploy', opId: text } : usage(`"${text.slice(0, 60)}" is not an operation id`);
   }
+  if (command === '/feature') {
+    const base = takeFlag(text, 'base', true);
+    if (base.found && !BranchName.safeParse(base.value).success) return usage('--base needs a branch name');
+    if (takeFlag(base.text, 'base', true).found) return usage('--base was given twice');
+    const { repo, description } = repoAndDescription(base.text);
+    if (description === '') return usage('describe the feature you would like');
+    if (description.length > MAX_DESCRIPTION)
+      return usage(`the description is longer than ${MAX_DESCRIPTION} characters`);
+    return { kind: 'feature', repo, baseBranch: base.value, description };
+  }
   const type = SLACK_RUN_COMMANDS[command as keyof typeof SLACK_RUN_COMMANDS];
   if (!type) return usage(`unknown command ${command.slice(0, 40)}`);
 
@@ -95,7 +119,11 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
   rest = budget.text;
   const auto = takeFlag(rest, 'auto', false);
   rest = auto.text;
+  const priority = takeFlag(rest, 'priority', true);
+  rest = priority.text;
   if (base.found && !BranchName.safeParse(base.value).success) return usage('--base needs a branch name');
+  const parsedPriority = priority.found ? OperationPriority.safeParse(priority.value) : undefined;
+  if (parsedPriority && !parsedPriority.success) return usage('--priority needs one of low, medium, high, critical');
   let budgetUsd: number | undefined;
   if (budget.found) {
     budgetUsd = Number(budget.value?.replace(/^\$/, ''));
@@ -103,20 +131,31 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
       return usage(`--budget needs an amount in USD between 0 and ${MAX_BUDGET_USD}`);
     }
   }
-  for (const name of ['base', 'budget', 'auto']) {
+  for (const name of ['base', 'budget', 'auto', 'priority']) {
     if (takeFlag(rest, name, name !== 'auto').found) return usage(`--${name} was given twice`);
   }
 
-  rest = rest.trim();
-  let repo: string | undefined;
-  const first = /^(\S+)(?:\s+|$)/.exec(rest);
-  if (first && RepoSlug.safeParse(first[1]).success) {
-    repo = first[1];
-    rest = rest.slice(first[0].length);
-  }
-  const description = rest.trim();
+  const { repo, description } = repoAndDescription(rest);
   if (description === '') return usage('describe the problem or the change');
   if (description.length > MAX_DESCRIPTION)
     return usage(`the description is longer than ${MAX_DESCRIPTION} characters`);
-  return { kind: 'run', type, repo, baseBranch: base.value, budgetUsd, auto: auto.found, description };
+  return {
+    kind: 'run',
+    type,
+    repo,
+    baseBranch: base.value,
+    budgetUsd,
+    auto: auto.found,
+    priority: parsedPriority?.data,
+    description,
+  };
+}
+
+/** A first word shaped like `owner/name` is the repository (the caller checks it exists); the rest is the description. */
+function repoAndDescription(text: string): { repo: string | undefined; description: string } {
+  const rest = text.trim();
+  const first = /^(\S+)(?:\s+|$)/.exec(rest);
+  if (first && RepoSlug.safeParse(first[1]).success)
+    return { repo: first[1], description: rest.slice(first[0].length).trim() };
+  return { repo: undefined, description: rest };
 }

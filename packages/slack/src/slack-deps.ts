@@ -1,5 +1,5 @@
-import type { Logger, Operation } from '@pullwright/core';
-import type { CodeQueue, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
+import type { FeatureRequest, Logger, Operation } from '@pullwright/core';
+import type { CodeQueue, NewFeatureRequest, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { SlackClient } from './slack-client.ts';
 import type { SlackMessages } from './slack-messages.ts';
 import type { SlackSessions } from './slack-sessions.ts';
@@ -19,6 +19,11 @@ export interface SlackActions {
   deploy(id: string, by: By): Promise<Operation>;
 }
 
+/** `/feature`: captures a request and queues its analysis (pipeline's FeatureRequests fits). */
+export interface SlackFeatureRequests {
+  capture(input: NewFeatureRequest, by: By, idempotencyKey?: string): Promise<FeatureRequest>;
+}
+
 export interface SlackSettings {
   defaultRepo: string | undefined;
   /** Channel id → repository, for commands that name none. */
@@ -34,6 +39,7 @@ export interface SlackDeps {
   inbox: OperationInbox;
   queue: CodeQueue;
   actions: SlackActions;
+  featureRequests: SlackFeatureRequests;
   sessions: SlackSessions;
   client: SlackClient;
   messages: SlackMessages;

@@ -14,6 +14,8 @@ function op(overrides: Partial<Operation> = {}): Operation {
     description: 'TypeError in auth.ts:45',
     context: {},
     requester: { source: 'slack', user: 'UDEV00001', channel: 'C0DEV0001' },
+    priority: 'medium',
+    targetFiles: [],
     status: 'running',
     version: 3,
     filesChanged: [],

@@ -1,4 +1,5 @@
 import {
+  type FeatureRequest,
   FINAL_STATUSES,
   type Operation,
   type OperationEvent,
@@ -187,6 +188,20 @@ export class SlackMessages {
     return {
       text: `Queued ${op.type} ${op.id} on ${op.repo}.`,
       blocks: [section(`Queued *${op.type}* \`${op.id}\` on \`${op.repo}\`. ${where}`)],
+    };
+  }
+
+  /** `/feature`: what was captured, and where it is triaged once analysed. */
+  featureCaptured(request: Pick<FeatureRequest, 'id' | 'title' | 'repo'>): SlackMessage {
+    const link = `${this.dashboardUrl}/#/features/${request.id}`;
+    const text = `Feature request ${request.id} on ${request.repo} captured; its analysis runs now. Triage it on the dashboard: ${link}`;
+    return {
+      text,
+      blocks: [
+        section(
+          `Feature request \`${request.id}\` on \`${request.repo}\`: *${escapeSlackText(request.title)}*\nIts analysis runs now; triage it <${link}|on the dashboard>.`,
+        ),
+      ],
     };
   }
 

@@ -29,6 +29,8 @@ function op(overrides: Partial<Operation> = {}): Operation {
     description: 'rate limiting',
     context: {},
     requester: { source: 'slack', user: 'UDEV00001' },
+    priority: 'medium',
+    targetFiles: [],
     status: 'running',
     version: 3,
     plan,

@@ -11,6 +11,8 @@ const B = 'b'.repeat(40);
 const op = (overrides: Partial<Operation> = {}): Operation => ({
   id: 'lx2k9a3f01ab',
   type: 'fix',
+  priority: 'medium',
+  targetFiles: [],
   repo: 'acme/api',
   baseBranch: 'main',
   description: 'fix it',

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ForcePushRefusedError, gitClient } from './git-client.ts';
 import { WorkspaceManager } from './workspace-manager.ts';
 
 function git(cwd: string, ...args: string[]): string {
@@ -86,6 +87,37 @@ describe('WorkspaceManager', () => {
       code: 'git_failed',
     });
     await ws.push(a.dir, a.branch, { expectedRemoteSha: remote });
+  });
+
+  it('the git wrapper refuses every forced push before git runs; a rewritten branch is not pushed', async () => {
+    const a = await ws.prepare(req('op7'));
+    await writeFile(path.join(a.dir, 'app.js'), 'a\n');
+    await ws.commitAll(a.dir, 'a', {});
+    await ws.push(a.dir, a.branch, { expectedRemoteSha: '' });
+    const pushed = git(origin, 'rev-parse', a.branch).trim();
+    // History rewritten locally: only a forced push could put it on the forge.
+    git(a.dir, 'commit', '-q', '--amend', '-m', 'rewritten');
+    const wt = gitClient(a.dir);
+    for (const args of [
+      ['push', '--force', 'origin', `HEAD:refs/heads/${a.branch}`],
+      ['push', '-f', 'origin', `HEAD:refs/heads/${a.branch}`],
+      ['push', `--force-with-lease=refs/heads/${a.branch}:${pushed}`, 'origin', `HEAD:refs/heads/${a.branch}`],
+      ['push', 'origin', `+HEAD:refs/heads/${a.branch}`],
+      ['push', '--mirror', 'origin'],
+      ['push', '--delete', 'origin', a.branch],
+    ]) {
+      await expect(wt.raw(args)).rejects.toBeInstanceOf(ForcePushRefusedError);
+    }
+    await expect(wt.env({ PATH: process.env.PATH ?? '' }).push('origin', a.branch, ['--force'])).rejects.toBeInstanceOf(
+      ForcePushRefusedError,
+    );
+    await expect(wt.push('origin', a.branch, { '--force-with-lease': null })).rejects.toBeInstanceOf(
+      ForcePushRefusedError,
+    );
+    // Our own push is a plain one: the forge refuses the non-fast-forward, and keeps its commit.
+    await expect(ws.push(a.dir, a.branch, { expectedRemoteSha: pushed })).rejects.toMatchObject({ code: 'git_failed' });
+    expect(git(origin, 'rev-parse', a.branch).trim()).toBe(pushed);
+    expect(git(origin, 'branch', '--list').trim().split(/\s+/)).toContain('other');
   });
 
   it('tells ancestors from diverged or unknown commits', async () => {

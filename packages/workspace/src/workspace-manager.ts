@@ -219,17 +219,30 @@ export class WorkspaceManager {
   }
 
   /**
-   * Pushes the branch without force. When `expectedRemoteSha` is given the push only
-   * succeeds if the forge still has that sha (or no branch when it is empty), so a stale
-   * worker cannot overwrite a newer push.
+   * Pushes the branch, never forced (the git client refuses every force flag): the forge
+   * accepts only a fast-forward, so a push cannot overwrite commits it does not contain.
+   * When `expectedRemoteSha` is given ('' for "no branch yet") the forge must still have that
+   * sha, so a stale worker stops instead of stacking on a newer push.
    */
   async push(dir: string, branch: string, options: { auth?: GitAuth; expectedRemoteSha?: string } = {}): Promise<void> {
-    const args = ['push', '--no-verify', '--porcelain', 'origin', `HEAD:refs/heads/${branch}`];
     if (options.expectedRemoteSha !== undefined) {
-      args.splice(1, 0, `--force-with-lease=refs/heads/${branch}:${options.expectedRemoteSha}`);
+      const now = (await this.remoteBranchSha(dir, branch, options.auth)) ?? '';
+      if (now !== options.expectedRemoteSha) {
+        throw new PullwrightError(
+          'git_failed',
+          `push of ${branch} was refused: the forge has ${now.slice(0, 12) || 'no branch'}, expected ${options.expectedRemoteSha.slice(0, 12) || 'no branch'}`,
+          { branch },
+        );
+      }
     }
     try {
-      await gitClient(dir, options.auth).raw(args);
+      await gitClient(dir, options.auth).raw([
+        'push',
+        '--no-verify',
+        '--porcelain',
+        'origin',
+        `HEAD:refs/heads/${branch}`,
+      ]);
     } catch (err) {
       throw new PullwrightError('git_failed', `push of ${branch} was refused: ${firstLine(err)}`, { branch });
     }

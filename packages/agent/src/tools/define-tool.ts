@@ -31,6 +31,11 @@ export interface ToolContext {
   checks: CheckRunner;
   /** Called after each successful write, with the repo-relative path (locks, secret scan, bookkeeping). */
   onWrite?: (relPath: string, content: string | null) => Promise<void>;
+  /**
+   * Before each file operation (every tool but `run_check`): throws a `ToolInputError` the
+   * model reads when the operation's file-operation rate is used up (see pipeline `WorkspaceGate`).
+   */
+  beforeFileOperation?: (tool: string) => void;
   /** Lints one file after an edit; returns the problems the edit added, or nothing. */
   lintFile?: (relPath: string) => Promise<string | undefined>;
   signal?: AbortSignal;
@@ -67,6 +72,8 @@ export function defineTool<S extends z.ZodType>(def: {
   description: string;
   input: S;
   readOnly: boolean;
+  /** False for tools that touch no file (`run_check`): they do not count against the file-operation rate. */
+  fileOperation?: boolean;
   run(input: z.infer<S>, ctx: ToolContext): Promise<string>;
 }): AgentTool {
   const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(def.input) as Record<string, unknown>;
@@ -81,6 +88,7 @@ export function defineTool<S extends z.ZodType>(def: {
         return { content: `Invalid input for ${def.name}: ${problems}`, isError: true };
       }
       try {
+        if (def.fileOperation !== false) ctx.beforeFileOperation?.(def.name);
         return { content: truncateOutput(await def.run(parsed.data, ctx)), isError: false };
       } catch (err) {
         if (err instanceof ToolInputError || isPullwrightError(err)) {

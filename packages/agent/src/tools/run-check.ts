@@ -6,6 +6,7 @@ export const runCheckTool = defineTool({
   description:
     "Run one of the repository's checks (for example test, lint, typecheck, build) in the sandbox and return pass/fail, exit code, duration and the output (first and last parts when long).",
   readOnly: true,
+  fileOperation: false,
   input: z.object({ name: z.string().min(1).describe('Check name, e.g. "test"') }),
   async run({ name }, ctx) {
     const names = ctx.checks.names();

@@ -28,7 +28,7 @@ export async function publishChange(
   const { workspace } = deps;
   const { ws, startSha, branch, budget } = workOf(ctx);
 
-  await workspace.commitAll(ws.dir, publish.message, publish.trailers);
+  await workspace.commitAll(ws.dir, publish.message, { ...publish.trailers, ...coAuthorTrailer(ctx) });
   const headSha = await workspace.headSha(ws.dir);
   // A fresh token: the model loop may have outlived the first one.
   const auth = await deps.forge.gitAuth(ctx.op.repo, ctx.tokenHolder);
@@ -83,6 +83,15 @@ export async function publishChange(
     { type: 'step', data: { step: 'push', branch, headSha, job: ctx.kind } },
   );
   return headSha;
+}
+
+/**
+ * Credits the requester on every commit the operation makes, when their identity (IDENTITIES)
+ * has an email: GitHub links a `Co-authored-by:` trailer to the account with that address.
+ */
+function coAuthorTrailer(ctx: Pick<WorkContext, 'deps' | 'op'>): Record<string, string> {
+  const who = ctx.deps.approvalPolicy.identity(ctx.op.requester);
+  return who.email ? { 'Co-authored-by': `${who.id} <${who.email}>` } : {};
 }
 
 /**

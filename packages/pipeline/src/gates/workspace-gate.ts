@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { buildRepoMap, type CheckRunner, type ToolContext } from '@pullwright/agent';
+import { buildRepoMap, type CheckRunner, type ToolContext, ToolInputError } from '@pullwright/agent';
 import type { Policy } from '@pullwright/policy';
 import type { CommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_PROTECTED, PathGuard, type SecretScanner } from '@pullwright/security';
 import { LintGate } from '../lint-gate.ts';
 import type { OperationFileLocks } from '../operation-file-locks.ts';
 import { checkWrite } from '../secret-gate.ts';
+import { DEFAULT_FILE_OPS_PER_MINUTE, FileOperationRate } from './file-operation-rate.ts';
 
 export interface WorkspaceGateOptions {
   root: string;
@@ -17,6 +18,8 @@ export interface WorkspaceGateOptions {
   /** The repository's one-file lint command (`{file}` is the path), when it has one. */
   lintFile?: string | undefined;
   repoMapTokens: number;
+  /** File tool calls per minute (FILE_OPS_PER_MINUTE, default 100). */
+  fileOpsPerMinute?: number;
 }
 
 /**
@@ -25,13 +28,17 @@ export interface WorkspaceGateOptions {
  * `.git/`, secret files — whose protected paths are the built-in ones plus the repository
  * policy's; every write first takes the file's lock (its fencing token is checked again
  * before the push) and is refused if it adds a secret; the one-file lint reports only what
- * the edit added. Jobs get the gate as a whole: none can pass a partial context.
+ * the edit added; file tool calls are held to a rate (a model stuck re-reading or rewriting
+ * files is told so, and its operation goes on). Jobs get the gate as a whole: none can pass a
+ * partial context.
  */
 export class WorkspaceGate {
   readonly guard: PathGuard;
   readonly #lint: LintGate | undefined;
+  readonly #rate: FileOperationRate;
 
   constructor(private readonly options: WorkspaceGateOptions) {
+    this.#rate = new FileOperationRate(options.fileOpsPerMinute ?? DEFAULT_FILE_OPS_PER_MINUTE);
     this.guard = new PathGuard(options.root, {
       protected: [...DEFAULT_PROTECTED, ...options.policy.protected_paths],
     });
@@ -46,6 +53,7 @@ export class WorkspaceGate {
       guard: this.guard,
       checks: this.options.checks,
       onWrite: (rel, content) => this.#beforeWrite(rel, content),
+      beforeFileOperation: (tool) => this.#countFileOperation(tool),
       ...(lint ? { lintFile: (rel: string) => lint.afterWrite(rel) } : {}),
     };
   }
@@ -70,6 +78,15 @@ export class WorkspaceGate {
         return []; // a path the guard refuses is refused again at write time, with the rule
       }
     });
+  }
+
+  #countFileOperation(tool: string): void {
+    const waitMs = this.#rate.take();
+    if (waitMs === undefined) return;
+    throw new ToolInputError(
+      `File operation limit reached: at most ${this.#rate.limit} file operations per minute for this operation, so ${tool} did not run. ` +
+        `The next one is allowed in ${Math.ceil(waitMs / 1000)} s. Use what you have already read, run a check, or finish.`,
+    );
   }
 
   async #beforeWrite(rel: string, content: string | null): Promise<void> {

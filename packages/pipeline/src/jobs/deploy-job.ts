@@ -1,4 +1,5 @@
 import type { Operation } from '@pullwright/core';
+import { releaseFeatureRequest } from '../feature-release.ts';
 import { type FrameContext, type JobDefinition, runJob } from '../frame/job-frame.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 
@@ -14,6 +15,7 @@ export const DEPLOY_JOB: JobDefinition<FrameContext> = {
       name: 'deploy',
       async run(ctx) {
         ctx.op = await ctx.deps.deployer.followUp(ctx.opId);
+        await releaseFeatureRequest(ctx.deps, ctx.op);
         return { status: ctx.op.deploy?.status };
       },
     },

@@ -1,4 +1,5 @@
 import { FINAL_STATUSES, type Operation, transition } from '@pullwright/core';
+import { releaseFeatureRequest } from '../feature-release.ts';
 import { type FrameContext, type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { type MergeTrainResult, updateFromBase } from '../merge-train.ts';
@@ -113,6 +114,7 @@ const mergeStep: Step<MergeContext> = {
     if (op.branch) await deps.branches.drop(op.repo, op.branch);
     // Deploys run as their own job when the policy says `on_merge`.
     ctx.op = (await deps.deployer.deployAfterMerge(ctx.opId)) ?? ctx.op;
+    await releaseFeatureRequest(deps, ctx.op);
     return { mergeSha };
   },
 };

@@ -89,6 +89,7 @@ export const prepareStep: Step<WorkContext> = {
       runner: deps.runner,
       lintFile: commands.lintFile,
       repoMapTokens: deps.repoMapTokens,
+      fileOpsPerMinute: deps.fileOpsPerMinute,
     });
     const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
     ctx.work = { ws, branch, auth, baseSha, startSha, commands, checks, gate, budget, record };

@@ -21,7 +21,37 @@ function taskText(op: Operation): string {
   if (c.stack) parts.push(`Stack trace:\n${c.stack}`);
   if (c.logs) parts.push(`Logs:\n${c.logs}`);
   if (c.acceptance) parts.push(`Acceptance criteria:\n${c.acceptance}`);
+  const f = op.featureContext;
+  if (f) {
+    parts.push(`Feature requirements:\n${f.requirements}`);
+    parts.push(`The change is done when all of these hold:\n${f.acceptanceCriteria.map((a) => `- ${a}`).join('\n')}`);
+  }
+  if (op.targetFiles.length > 0) {
+    parts.push(
+      `Files the requester named (locked for this operation; plan your change around them):\n${op.targetFiles.map((t) => `- ${t}`).join('\n')}`,
+    );
+  }
   return parts.join('\n\n');
+}
+
+/**
+ * The request's target files as the workspace gate names them. A file the gate refuses
+ * (a secret file, `.git/`, a protected path) ends the operation before any model call: the
+ * request asked for a change it cannot have.
+ */
+function targetFilesOf(ctx: WorkContext): string[] {
+  const { gate } = workOf(ctx);
+  return ctx.op.targetFiles.map((file) => {
+    let rel: string;
+    try {
+      rel = gate.guard.normalize(file);
+    } catch (err) {
+      throw new StopOperation('failed', `targetFiles: ${file} is refused: ${(err as Error).message}`);
+    }
+    if (gate.guard.isProtected(rel))
+      throw new StopOperation('failed', `targetFiles: ${file} is refused: a protected path no operation may change`);
+    return rel;
+  });
 }
 
 /** Between model calls: a reason to stop (a cancel request, an operation that ended elsewhere). */
@@ -56,6 +86,7 @@ export const solveStep: Step<WorkContext> = {
     const opId = ctx.opId;
     const { ws, gate, budget, baseSha, record } = workOf(ctx);
     const policy = deps.approvalPolicy.policyOf(ctx.op);
+    const targets = targetFilesOf(ctx);
     const result = await solveRequest({
       type: ctx.op.type,
       task: taskText(ctx.op),
@@ -94,7 +125,8 @@ export const solveStep: Step<WorkContext> = {
           plan = planWithNote(planned, outcome.confirmation);
         }
         await record.plan(numberPlan(plan));
-        const files = gate.normalize(plan.steps.flatMap((st) => st.files));
+        // The request's target files and the plan's, all or nothing, before the coder starts.
+        const files = [...new Set([...targets, ...gate.normalize(plan.steps.flatMap((st) => st.files))])];
         await ctx.locks.lockDeclared(files, {
           shouldStop: async () => {
             const why = await stopReason(ctx);
