@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { createLogger, type Logger, loadConfig } from '@pullwright/core';
 import { GitHubForge, githubApiBaseUrl, INSTALLATION_TOKEN_PERMISSIONS, readGitHubPrivateKey } from '@pullwright/forge';
-import { gitClient, WorkspaceManager } from '@pullwright/workspace';
+import { ForcePushRefusedError, gitClient, WorkspaceManager } from '@pullwright/workspace';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGitHub } from './support/fake-github.ts';
 
@@ -165,10 +165,28 @@ describe('GitHubForge against a GHES-style server', () => {
     // An unrelated history: pushing it over main needs --force.
     await git.raw(['checkout', '-q', '--orphan', 'rewrite']);
     await git.raw(['commit', '-q', '-m', 'rewritten history']);
-    await expect(git.raw(['push', '--force', 'origin', 'HEAD:main'])).rejects.toThrow(
-      /force push to the default branch/,
-    );
-    await expect(git.raw(['push', 'origin', ':main'])).rejects.toThrow(/delete the default branch/);
+    // Our git client refuses both before git runs (seed 001)…
+    await expect(git.raw(['push', '--force', 'origin', 'HEAD:main'])).rejects.toBeInstanceOf(ForcePushRefusedError);
+    await expect(git.raw(['push', 'origin', ':main'])).rejects.toBeInstanceOf(ForcePushRefusedError);
+    // …and the forge refuses them too, for a git that is not ours (the token through the same
+    // kind of credential helper, read from the environment).
+    const bareGit = (...args: string[]) =>
+      run(
+        'git',
+        [
+          '-c',
+          'credential.helper=',
+          '-c',
+          'credential.helper=!f() { echo "username=$U"; echo "password=$T"; }; f',
+          ...args,
+        ],
+        {
+          cwd: work,
+          env: { PATH: process.env.PATH ?? '', HOME: tmp, U: auth!.username, T: auth!.token, GIT_TERMINAL_PROMPT: '0' },
+        },
+      );
+    await expect(bareGit('push', '--force', 'origin', 'HEAD:main')).rejects.toThrow(/force push to the default branch/);
+    await expect(bareGit('push', 'origin', ':main')).rejects.toThrow(/delete the default branch/);
     await expect(gitClient(work).raw(['push', 'origin', 'HEAD:refs/heads/anon'])).rejects.toThrow();
     expect(await gh.branchSha('acme/app', 'anon')).toBeUndefined();
   });
