@@ -174,7 +174,7 @@ describe('sign in with GitHub on the dashboard (OAuth web flow against a local G
     expect(await page.text()).toContain('Pullwright queue');
     const queues = await visit(
       admin,
-      `${PUBLIC_URL}/admin/queues/api/queues?activeQueue=code-operations&status=waiting`,
+      `${PUBLIC_URL}/admin/queues/api/queues?activeQueue=code-operations&status=prioritized`,
     );
     expect(queues.status).toBe(200);
     const body = (await queues.json()) as { queues: { name: string; readOnlyMode: boolean; jobs: { id: string }[] }[] };

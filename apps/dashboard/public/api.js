@@ -1,7 +1,7 @@
 // The REST API as the dashboard uses it: the session cookie travels by itself (httpOnly, so
 // no script can read it); state-changing requests carry the session's CSRF token.
 
-class ApiError extends Error {
+export class ApiError extends Error {
   constructor(status, code, message, fields = []) {
     super(message);
     this.status = status;
