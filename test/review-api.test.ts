@@ -42,7 +42,8 @@ describe('REST: revise, interdiff and confirmPlan refuse what they cannot do, na
     const early = await call('POST', `/v1/operations/${queued}/revise`, { instruction: 'Add docs' });
     expect(early.status).toBe(409);
     expect(early.body.error.message).toBe(`${queued} has no pull request yet; send the model a message instead`);
-    expect(await sys.runtime.queue.counts()).toMatchObject({ waiting: 1 });
+    // Only the run job (it waits prioritized): the refused revision enqueued nothing.
+    expect(await sys.runtime.queue.counts()).toMatchObject({ prioritized: 1 });
   });
 
   it('interdiff: a bad sha and an operation without a PR are 400s naming the field', async () => {
