@@ -181,4 +181,12 @@ describe('WorkspaceManager', () => {
     // It is the pooled worktree (moved, not a new checkout): git knows it under the new path.
     expect(git(ws.mirrorDir('acme/app'), 'worktree', 'list')).toContain(second.dir);
   });
+
+  it('a config.lock left by a killed worker does not stop the next operation on the mirror', async () => {
+    await ws.prepare(req('op1'));
+    await writeFile(path.join(ws.mirrorDir('acme/app'), 'config.lock'), '');
+    const next = await ws.prepare(req('op2'));
+    expect(git(next.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/op2-x');
+  });
 });
+

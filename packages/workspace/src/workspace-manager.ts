@@ -90,7 +90,15 @@ export class WorkspaceManager {
           if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
         });
       } else {
-        await gitClient(dir).remote(['set-url', 'origin', cloneUrl]);
+        // Written only when it changed: a worker killed mid-write leaves config.lock behind,
+        // and every later write of the config would fail on it (the crash loop on a Cluster
+        // found this). Reading needs no lock.
+        const current = (
+          await gitClient(dir)
+            .raw(['config', '--get', 'remote.origin.url'])
+            .catch(() => '')
+        ).trim();
+        if (current !== cloneUrl) await gitClient(dir).remote(['set-url', 'origin', cloneUrl]);
       }
       await gitClient(dir, auth).fetch(['--prune', '--no-tags', 'origin']);
       return dir;
