@@ -29,7 +29,7 @@ import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
 import { SessionStore } from './session-store.ts';
 import { slackRouter } from './slack-router.ts';
-import { createSlackServices, type SlackRuntime } from './slack-services.ts';
+import { createSlackServices } from './slack-services.ts';
 import { validate } from './validate.ts';
 import { wellFormedBody } from './well-formed-body.ts';
 

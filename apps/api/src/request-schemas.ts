@@ -2,7 +2,6 @@ import {
   BranchName,
   Budget,
   FeatureContext,
-  FeatureRequestId,
   FeatureRequestStatus,
   OperationContext,
   OperationPriority,

@@ -1,5 +1,5 @@
 // One operation: live timeline, progress, summary, checks, findings, diff, transcript, actions.
-import { api, recheckSession } from './api.js';
+import { api } from './api.js';
 import { renderDeploy } from './card-deploy.js';
 import { renderLedger } from './card-ledger.js';
 import { renderPlanDecision } from './card-plan.js';

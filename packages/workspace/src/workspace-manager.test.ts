@@ -189,4 +189,3 @@ describe('WorkspaceManager', () => {
     expect(git(next.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/op2-x');
   });
 });
-

@@ -1,4 +1,4 @@
-import { ALL_TOOLS, coderPrompt, runAgentLoop, TranscriptWriter } from '@pullwright/agent';
+import { ALL_TOOLS, coderPrompt, runAgentLoop } from '@pullwright/agent';
 import { type Operation, PullwrightError, recordRound, settleRound, transition } from '@pullwright/core';
 import {
   type JobData,
@@ -161,7 +161,7 @@ const reviseAgentStep: Step<ReviseContext> = {
   name: 'agent',
   async run(ctx) {
     if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
-    const { deps, job } = ctx;
+    const { deps } = ctx;
     const { gate, budget, checks, record } = workOf(ctx);
     const result = await runAgentLoop({
       provider: deps.createProvider(ctx.op),
