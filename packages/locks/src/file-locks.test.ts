@@ -294,13 +294,15 @@ describe('FileLocks.waitFor', () => {
     const holder = locks();
     const waiters = [1, 2, 3].map(() => locks({ pollMs: LONG_POLL_MS }));
     await holder.acquire(REPO, ['a.ts'], { opId: 'op0' });
-    const waiting = waiters.map(async (w, i) => {
-      await w.waitFor(REPO, ['a.ts'], { timeoutMs: LONG_POLL_MS });
-      return w.acquire(REPO, ['a.ts'], { opId: `op${i + 1}` });
-    });
+    // All three wake on the one release message (the poll is far away)…
+    const waiting = waiters.map((w) => w.waitFor(REPO, ['a.ts'], { timeoutMs: LONG_POLL_MS }));
     await untilSubscribed(connect(), prefix, REPO, waiters.length);
     await holder.release(REPO, 'op0');
-    const results = await Promise.all(waiting);
+    await Promise.all(waiting);
+    // …and then race for the lock: exactly one wins. (Acquiring inside each wait would let the
+    // first winner hold the lock before a slower waiter's probe, which then waits on: on a
+    // Cluster, where the release reaches the waiters at different times, it did.)
+    const results = await Promise.all(waiters.map((w, i) => w.acquire(REPO, ['a.ts'], { opId: `op${i + 1}` })));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 });
