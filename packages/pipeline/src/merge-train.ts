@@ -2,7 +2,7 @@ import { type CheckRun, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, Operation } from '@pullwright/core';
 import { parseRepoPolicy } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
-import { gitClient } from '@pullwright/workspace';
+import { type GitClient, gitClient, isAncestor } from '@pullwright/workspace';
 import { tokenHolder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { detectRepoCommands, RepoChecks, type RepoCommands } from './repo-checks.ts';
@@ -67,8 +67,7 @@ export async function updateFromBase(
     let headSha = candidate;
     if (!headSha) {
       const message = `Merge ${op.baseBranch} into ${branch}\n\nPullwright-Operation: ${op.id}\n${BASE_MERGE_TRAILER}: ${baseSha}`;
-      // Judged by the result, not the exit status: simple-git resolves a failed merge whose
-      // report went to stdout.
+      // Judged by the result: a conflicted merge exits non-zero and leaves HEAD where it was.
       await wt.raw(['merge', '--no-ff', '--no-edit', '-m', message, baseSha]).catch(() => undefined);
       headSha = await revParse(wt, 'HEAD');
       if (headSha === approvedSha) return resolveConflict(op, branch, approvedSha, baseSha, dir, deps, auth);
@@ -89,7 +88,7 @@ export async function updateFromBase(
  * merge of the two gives. Then nothing but the base's changes came in since the approval.
  */
 export async function isBaseMergeOf(
-  git: ReturnType<typeof gitClient>,
+  git: GitClient,
   approvedSha: string,
   head: string,
   baseSha: string,
@@ -200,20 +199,11 @@ function clip(output: string, deps: MergeTrainDeps): string {
   return deps.redactor.redact(truncateOutput(output.trim(), 4000));
 }
 
-async function revParse(git: ReturnType<typeof gitClient>, ref: string): Promise<string | undefined> {
+async function revParse(git: GitClient, ref: string): Promise<string | undefined> {
   const out = await git.raw(['rev-parse', '--verify', '--quiet', ref]).catch(() => '');
   return out.trim() || undefined;
 }
 
-async function parentsOf(git: ReturnType<typeof gitClient>, sha: string): Promise<string[]> {
+async function parentsOf(git: GitClient, sha: string): Promise<string[]> {
   return (await git.raw(['rev-list', '--parents', '-n', '1', sha])).trim().split(/\s+/).slice(1);
-}
-
-/**
- * By the merge base, not `merge-base --is-ancestor`: simple-git resolves a command that
- * exits 1 without stderr, so that "no" would read as "yes".
- */
-async function isAncestor(git: ReturnType<typeof gitClient>, ancestor: string, descendant: string): Promise<boolean> {
-  const base = await git.raw(['merge-base', ancestor, descendant]).catch(() => '');
-  return base.trim() === ancestor;
 }

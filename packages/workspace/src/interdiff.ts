@@ -1,5 +1,5 @@
 import { PullwrightError } from '@pullwright/core';
-import { gitClient } from './git-client.ts';
+import { type GitClient, gitClient } from './git-client.ts';
 
 export interface Interdiff {
   from: string;
@@ -14,7 +14,7 @@ export interface Interdiff {
   diff: string;
 }
 
-async function commitOf(git: ReturnType<typeof gitClient>, rev: string, name: string): Promise<string> {
+async function commitOf(git: GitClient, rev: string, name: string): Promise<string> {
   const sha = (await git.raw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]).catch(() => '')).trim();
   if (!sha)
     throw new PullwrightError('not_found', `${name} ${rev} is not a commit of this repository`, { [name]: rev });
@@ -35,7 +35,7 @@ export async function interdiff(gitDir: string, from: string, to: string, baseRe
   let left = fromSha;
   let baseFactoredOut = base !== undefined;
   if (base) {
-    // Exit status 1 (a conflict) makes simple-git throw: then compare the heads as they are.
+    // Exit status 1 (a conflict): then compare the heads as they are.
     const tree = await git.raw(['merge-tree', '--write-tree', fromSha, base]).then(
       (out) => out.split('\n')[0]!.trim(),
       () => undefined,

@@ -74,7 +74,7 @@ export async function listPushContent(dir: string, head: string, exclude: readon
 
   const oids = [...revs, ...new Set([...wanted.values()].map((w) => w.blob))];
   const objects = new Map(
-    parseBatch(await git(dir, ['cat-file', '--batch'], `${oids.join('\n')}\n`)).map((o) => [o.oid, o]),
+    parseBatch(await git(dir, ['cat-file', '--batch'], { input: `${oids.join('\n')}\n` })).map((o) => [o.oid, o]),
   );
   const commits = revs.map((sha) => {
     const raw = objects.get(sha)!.content;

@@ -16,8 +16,8 @@ export async function worktreeTreeHash(dir: string): Promise<string> {
   try {
     await copyFile(own, index).catch(() => undefined);
     const env = { GIT_INDEX_FILE: index };
-    await runGit(dir, ['add', '--all', '--', '.'], undefined, env);
-    return (await runGit(dir, ['write-tree'], undefined, env)).toString('utf8').trim();
+    await runGit(dir, ['add', '--all', '--', '.'], { env });
+    return (await runGit(dir, ['write-tree'], { env })).toString('utf8').trim();
   } finally {
     await rm(index, { force: true });
   }

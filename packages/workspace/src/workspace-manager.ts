@@ -3,7 +3,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import type { GitAuth } from '@pullwright/security';
-import { gitClient } from './git-client.ts';
+import { gitClient, isAncestor } from './git-client.ts';
 
 export interface PrepareRequest {
   opId: string;
@@ -82,8 +82,8 @@ export class WorkspaceManager {
         const git = gitClient(path.dirname(dir));
         await git.raw(['init', '--bare', staging]);
         const staged = gitClient(staging);
-        await staged.addRemote('origin', cloneUrl);
-        await staged.addConfig('remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*', false, 'local');
+        await staged.raw(['remote', 'add', 'origin', cloneUrl]);
+        await staged.raw(['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
         await rename(staging, dir).catch(async (err: NodeJS.ErrnoException) => {
           await rm(staging, { recursive: true, force: true });
           // Another process won the race: its mirror is as good as ours.
@@ -98,9 +98,9 @@ export class WorkspaceManager {
             .raw(['config', '--get', 'remote.origin.url'])
             .catch(() => '')
         ).trim();
-        if (current !== cloneUrl) await gitClient(dir).remote(['set-url', 'origin', cloneUrl]);
+        if (current !== cloneUrl) await gitClient(dir).raw(['remote', 'set-url', 'origin', cloneUrl]);
       }
-      await gitClient(dir, auth).fetch(['--prune', '--no-tags', 'origin']);
+      await gitClient(dir, auth).raw(['fetch', '--quiet', '--prune', '--no-tags', 'origin']);
       return dir;
     });
   }
@@ -194,7 +194,7 @@ export class WorkspaceManager {
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n');
     await git.raw(['commit', '--no-verify', '-m', message, '-m', trailerText]);
-    return (await git.revparse(['HEAD'])).trim();
+    return (await git.raw(['rev-parse', 'HEAD'])).trim();
   }
 
   /** The branch's sha on the forge right now, or undefined when it does not exist there. */
@@ -203,27 +203,13 @@ export class WorkspaceManager {
     return out.split(/\s/)[0] || undefined;
   }
 
-  /**
-   * Whether `ancestor` is in `descendant`'s history. Asked as "is the merge base the
-   * ancestor itself": `merge-base --is-ancestor` answers only with its exit code, which
-   * simple-git does not report as an error when stderr is empty.
-   */
+  /** Whether `ancestor` is in `descendant`'s history, as the worktree at `dir` knows it. */
   async isAncestor(dir: string, ancestor: string, descendant: string): Promise<boolean> {
-    const git = gitClient(dir);
-    try {
-      const [a, base] = await Promise.all([
-        git.raw(['rev-parse', '--verify', `${ancestor}^{commit}`]),
-        git.raw(['merge-base', ancestor, descendant]),
-      ]);
-      return a.trim() !== '' && a.trim() === base.trim();
-    } catch {
-      // An object we do not have (someone else's push) is not in our history.
-      return false;
-    }
+    return isAncestor(gitClient(dir), ancestor, descendant);
   }
 
   async headSha(dir: string): Promise<string> {
-    return (await gitClient(dir).revparse(['HEAD'])).trim();
+    return (await gitClient(dir).raw(['rev-parse', 'HEAD'])).trim();
   }
 
   /**
