@@ -11,7 +11,7 @@ import { installDependencies } from './steps/install-dependencies.ts';
 
 export type MergeTrainDeps = Pick<
   PipelineDeps,
-  'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events'
+  'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events' | 'checkResults'
 >;
 
 /** What bringing an approved branch up to date with its base came to. */
@@ -121,12 +121,10 @@ async function runChecks(
   } catch (err) {
     return { reason: (err as Error).message };
   }
-  const checks = new RepoChecks(
-    dir,
-    commands.checks,
-    deps.runner,
-    checkEvent(deps.events, op.id, { step: 'base_merge' }),
-  );
+  const checks = new RepoChecks(dir, commands, deps.runner, {
+    onRun: checkEvent(deps.events, op.id, { step: 'base_merge' }),
+    cache: { results: deps.checkResults, repo: op.repo },
+  });
   const runs: CheckRun[] = [];
   for (const name of checks.names()) {
     const run = await checks.run(name);

@@ -17,6 +17,7 @@ import type { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import type { ApprovalPolicy } from './approval-policy.ts';
 import type { BaselineChecks } from './baseline-checks.ts';
 import type { Deployer } from './deploy-operation.ts';
+import type { CheckResultCache } from './repo-checks.ts';
 
 /** What a model is asked about: an operation, or a feature request being analysed. */
 export type ModelSubject = Pick<Operation, 'id' | 'repo' | 'description'>;
@@ -57,6 +58,8 @@ export interface PipelineDeps {
   /** How long a plan waits for Start / Modify (PLAN_CONFIRMATION_TIMEOUT_MS; 1 h when unset). */
   planConfirmationTimeoutMs?: number;
   baselines: BaselineChecks;
+  /** Check results by tree, kept by this worker across jobs (see CheckResultCache). */
+  checkResults: CheckResultCache;
   /** Each solve's conversation, turn by turn: a job retried after a transient error continues it instead of paying for it again. */
   conversations: ConversationCheckpoints;
   fileLocks: FileLocks;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseRepoPolicy } from '@pullwright/policy';
 import type { CommandResult, CommandRunner, CommandSpec } from '@pullwright/sandbox';
 import { describe, expect, it } from 'vitest';
-import { CheckResultCache, detectRepoCommands, RepoChecks } from './repo-checks.ts';
+import { CheckResultCache, detectRepoCommands, RepoChecks, type RepoCommand } from './repo-checks.ts';
 
 const CEILING = 600_000;
 const repoOf = (files: Record<string, string>) => (file: string) => Promise.resolve(files[file]);
@@ -98,7 +98,9 @@ describe('CheckResultCache', () => {
       const runner = new CountingRunner();
       const cache = new CheckResultCache();
       const checks = (command: string, timeoutMs = 60_000) =>
-        new RepoChecks(dir, { test: { command, timeoutMs } }, runner, undefined, cache);
+        new RepoChecks(dir, { checks: { test: { command, timeoutMs } } }, runner, {
+          cache: { results: cache, repo: 'acme/app' },
+        });
 
       expect((await checks('npm test').run('test')).reused).toBeUndefined();
       expect((await checks('npm test').run('test')).reused).toBe(true);
@@ -120,6 +122,43 @@ describe('CheckResultCache', () => {
       expect(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' })).toContain('?? b.js');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is shared across worktrees of one tree, never across repositories or install commands, oldest out first', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'pw-checkcache-'));
+    try {
+      // Two worktrees of the same commit: the baseline's and the next operation's.
+      const checkout = (name: string) => {
+        const dir = path.join(root, name);
+        mkdirSync(dir);
+        const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
+        git('init', '-q');
+        writeFileSync(path.join(dir, 'a.js'), 'one\n');
+        git('add', '.');
+        git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'base');
+        return dir;
+      };
+      const [first, second] = [checkout('first'), checkout('second')];
+      const runner = new CountingRunner();
+      const results = new CheckResultCache(2);
+      const test = { test: { command: 'npm test', timeoutMs: 60_000 } };
+      const ci = { command: 'npm ci', timeoutMs: 180_000 };
+      const run = async (dir: string, install: RepoCommand, repo = 'acme/app') =>
+        (await new RepoChecks(dir, { checks: test, install }, runner, { cache: { results, repo } }).run('test')).reused;
+
+      expect(await run(first, ci)).toBeUndefined();
+      expect(await run(second, ci)).toBe(true);
+      expect(runner.runs).toHaveLength(1);
+      // A fork with the same tree has results of its own; dependencies installed another way are another environment.
+      expect(await run(second, ci, 'acme/fork')).toBeUndefined();
+      expect(await run(second, { command: 'npm install', timeoutMs: 180_000 })).toBeUndefined();
+      expect(runner.runs).toHaveLength(3);
+      // Capacity 2: the fork's and npm install's results are the newest; acme/app's npm ci result is gone.
+      expect(await run(first, ci)).toBeUndefined();
+      expect(runner.runs).toHaveLength(4);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

@@ -121,26 +121,45 @@ export function commandLines(commands: RepoCommands): Record<string, string> {
   return Object.fromEntries(Object.entries(commands.checks).map(([n, c]) => [n, `${c.command}\u0000${c.timeoutMs}`]));
 }
 
+/** How many check results a worker keeps: outputs are capped (64 KiB), so a few MiB at most. */
+const CHECK_RESULTS_KEPT = 64;
+
 /**
- * Check results of one job, by the tree they ran on: the model's own `run_check` and the
- * verification that follows it on the same tree run the suite once. Keyed by the worktree's
- * tree hash (tracked and untracked files), the check's name, command and timeout — a result
- * is never served for another tree, command or timeout. Timed-out runs are not kept: load,
- * not the tree, may have decided them.
+ * Check results by the tree they ran on, shared by the jobs of one worker: the baseline's run
+ * on a base commit answers the model's first `run_check` on that untouched tree (the same job,
+ * or the next operation on the same base), and the verification reuses the model's last run
+ * of the same tree — so the suite runs once where once will do. Keyed by the repository, the
+ * worktree's tree hash (tracked and untracked files), the install command the dependencies
+ * came from, the check's name, command and timeout: a result is never served for another
+ * repository, tree, lockfile (it is in the tree), install, command or timeout. Timed-out runs are not kept: load, not
+ * the tree, may have decided them. The least recently used result goes first.
  */
 export class CheckResultCache {
   readonly #runs = new Map<string, CheckRun>();
 
-  static key(tree: string, name: string, spec: RepoCommand): string {
-    return JSON.stringify([tree, name, spec.command, spec.timeoutMs]);
+  constructor(private readonly capacity = CHECK_RESULTS_KEPT) {}
+
+  static key(repo: string, tree: string, name: string, spec: RepoCommand, install: RepoCommand | undefined): string {
+    return JSON.stringify([repo, tree, install?.command ?? null, name, spec.command, spec.timeoutMs]);
   }
 
   get(key: string): CheckRun | undefined {
-    return this.#runs.get(key);
+    const run = this.#runs.get(key);
+    if (run) {
+      this.#runs.delete(key);
+      this.#runs.set(key, run);
+    }
+    return run;
   }
 
   set(key: string, run: CheckRun): void {
-    if (!run.timedOut) this.#runs.set(key, run);
+    if (run.timedOut) return;
+    this.#runs.delete(key);
+    this.#runs.set(key, run);
+    for (const oldest of this.#runs.keys()) {
+      if (this.#runs.size <= this.capacity) break;
+      this.#runs.delete(oldest);
+    }
   }
 }
 
@@ -148,24 +167,30 @@ export class CheckResultCache {
 export class RepoChecks implements CheckRunner {
   constructor(
     private readonly root: string,
-    private readonly commands: Record<string, RepoCommand>,
+    private readonly commands: Pick<RepoCommands, 'checks' | 'install'>,
     private readonly runner: CommandRunner,
-    private readonly onRun?: (run: CheckRun) => Promise<void>,
-    private readonly cache?: CheckResultCache,
+    private readonly options: {
+      onRun?: (run: CheckRun) => Promise<void>;
+      /** Results by tree, and the repository they belong to. */
+      cache?: { results: CheckResultCache; repo: string };
+    } = {},
   ) {}
 
   names(): string[] {
-    return Object.keys(this.commands);
+    return Object.keys(this.commands.checks);
   }
 
   async run(name: string, signal?: AbortSignal): Promise<CheckRun> {
-    const spec = this.commands[name];
+    const spec = this.commands.checks[name];
     if (!spec) throw new ValidationError(`no check named ${name}`, [{ field: 'name', reason: 'unknown check' }]);
-    const key = this.cache ? CheckResultCache.key(await worktreeTreeHash(this.root), name, spec) : undefined;
-    const hit = key ? this.cache?.get(key) : undefined;
+    const { cache, onRun } = this.options;
+    const key = cache
+      ? CheckResultCache.key(cache.repo, await worktreeTreeHash(this.root), name, spec, this.commands.install)
+      : undefined;
+    const hit = key ? cache?.results.get(key) : undefined;
     if (hit) {
       const reused = { ...hit, reused: true };
-      await this.onRun?.(reused);
+      await onRun?.(reused);
       return reused;
     }
     const result = await this.runner.run({
@@ -187,8 +212,8 @@ export class RepoChecks implements CheckRunner {
       timedOut: result.killedBy === 'timeout',
       failingTests: result.exitCode === 0 ? [] : failingTests(output),
     };
-    if (key) this.cache?.set(key, run);
-    await this.onRun?.(run);
+    if (key) cache?.results.set(key, run);
+    await onRun?.(run);
     return run;
   }
 }

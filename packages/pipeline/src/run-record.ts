@@ -79,11 +79,18 @@ export class RunRecord {
     });
   }
 
-  /** One check run (seed 003's build.txt): output, exit code and duration; then the reports again. */
+  /**
+   * One check run (seed 003's build.txt): output, exit code and duration; then the reports
+   * again. A result served from an earlier run on the same tree is filed once, saying so (the
+   * model saw it; the verification that reuses this job's own run adds nothing new).
+   */
   async checkRun(run: CheckRun): Promise<void> {
+    const latest = this.#latest.get(run.name);
+    if (run.reused && latest && sameResult(latest, run)) return;
     const name = this.#name(run.name, 'txt');
     const text = [
       `check: ${run.name}`,
+      ...(run.reused ? ['reused: the result of an earlier run on the same tree; not run again'] : []),
       `command: ${run.command}`,
       `exit code: ${run.exitCode ?? 'none'}${run.timedOut ? ' (timed out)' : ''}`,
       `duration: ${run.durationMs} ms`,
@@ -132,4 +139,8 @@ export class RunRecord {
       checks,
     });
   }
+}
+
+function sameResult(a: CheckRun, b: CheckRun): boolean {
+  return a.command === b.command && a.exitCode === b.exitCode && a.durationMs === b.durationMs && a.output === b.output;
 }

@@ -40,6 +40,7 @@ import { Deployer } from './deploy-operation.ts';
 import { FeatureRequests } from './feature-requests.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
+import { CheckResultCache } from './repo-checks.ts';
 
 /** The lock objects of one process; FileLocks and MergeLock share one subscriber connection. */
 export interface RuntimeLocks {
@@ -229,6 +230,7 @@ export async function createRuntime(
     repoMapTokens: config.repoMapTokens,
     fileOpsPerMinute: config.fileOpsPerMinute,
     baselines: new BaselineChecks(redis, config.redisPrefix),
+    checkResults: new CheckResultCache(),
     conversations: new ConversationCheckpoints(redis, keys, { scrub, logger }),
     fileLocks,
     mergeLock,

@@ -1,3 +1,4 @@
+import { catFileBatch } from './cat-file-batch.ts';
 import { GitCommandError, runGit as git } from './run-git.ts';
 
 /** One file a push would add: a blob in some new commit's tree that the remote does not have at that path. */
@@ -15,21 +16,6 @@ export interface PushContent {
   commits: Array<{ sha: string; message: string }>;
   /** Every (path, blob) of every new commit's tree that none of the excluded trees has. */
   files: PushedFile[];
-}
-
-/** `git cat-file --batch` output: `<oid> <type> <size>\n<content>\n` per object, in request order. */
-function parseBatch(out: Buffer): Array<{ oid: string; type: string; content: Buffer }> {
-  const objects: Array<{ oid: string; type: string; content: Buffer }> = [];
-  let at = 0;
-  while (at < out.length) {
-    const nl = out.indexOf(0x0a, at);
-    const header = out.subarray(at, nl).toString('latin1').split(' ');
-    if (header[1] === 'missing' || header.length !== 3) throw new GitCommandError(`object ${header[0]} is missing`);
-    const size = Number(header[2]);
-    objects.push({ oid: header[0]!, type: header[1]!, content: out.subarray(nl + 1, nl + 1 + size) });
-    at = nl + 1 + size + 1;
-  }
-  return objects;
 }
 
 /** `ls-tree -r -z` of a commit: [path, blob] for every blob (submodule commits are not content). */
@@ -73,15 +59,17 @@ export async function listPushContent(dir: string, head: string, exclude: readon
   }
 
   const oids = [...revs, ...new Set([...wanted.values()].map((w) => w.blob))];
-  const objects = new Map(
-    parseBatch(await git(dir, ['cat-file', '--batch'], { input: `${oids.join('\n')}\n` })).map((o) => [o.oid, o]),
-  );
+  const objects = new Map<string, Buffer>();
+  for (const o of await catFileBatch(dir, oids)) {
+    if ('missing' in o) throw new GitCommandError(`object ${o.name} is missing`);
+    objects.set(o.name, o.content);
+  }
   const commits = revs.map((sha) => {
-    const raw = objects.get(sha)!.content;
+    const raw = objects.get(sha)!;
     // A commit object is headers, a blank line, then the message.
     const split = raw.indexOf('\n\n');
     return { sha, message: split < 0 ? '' : raw.subarray(split + 2).toString('utf8') };
   });
-  const files = [...wanted.values()].map((w) => ({ ...w, content: objects.get(w.blob)!.content }));
+  const files = [...wanted.values()].map((w) => ({ ...w, content: objects.get(w.blob)! }));
   return { commits, files };
 }

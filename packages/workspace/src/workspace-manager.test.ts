@@ -116,6 +116,21 @@ describe('WorkspaceManager', () => {
     expect(git(origin, 'branch', '--list').trim().split(/\s+/)).toContain('other');
   });
 
+  it('reads several files of a commit in one call: texts in order, undefined for a missing file or a directory', async () => {
+    const seed = path.join(tmp, 'seed');
+    await writeFile(path.join(seed, 'spécial name.txt'), 'é\n');
+    await writeFile(path.join(seed, 'empty'), '');
+    git(seed, 'add', '.');
+    git(seed, 'commit', '-qm', 'more');
+    git(seed, 'push', '-q', origin, 'main');
+    await ws.syncMirror('acme/app', origin);
+    const sha = git(origin, 'rev-parse', 'main').trim();
+    expect(
+      await ws.readManyAt('acme/app', sha, ['app.js', 'nope.txt', 'spécial name.txt', 'empty', 'missing/dir', '.']),
+    ).toEqual(['console.log(1)\n', undefined, 'é\n', '', undefined, undefined]);
+    expect(await ws.readManyAt('acme/app', 'f'.repeat(40), ['app.js'])).toEqual([undefined]);
+  });
+
   it('tells ancestors from diverged or unknown commits', async () => {
     const a = await ws.prepare(req('op6'));
     const base = git(a.dir, 'rev-parse', 'HEAD').trim();

@@ -3,6 +3,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import type { GitAuth } from '@pullwright/security';
+import { catFileBatch } from './cat-file-batch.ts';
 import { gitClient, isAncestor } from './git-client.ts';
 
 export interface PrepareRequest {
@@ -15,6 +16,8 @@ export interface PrepareRequest {
   auth?: GitAuth;
   /** False when the caller has just synced the mirror (`syncMirror`): one fetch per job, not two. */
   fetch?: boolean;
+  /** The base commit, when the caller has already resolved it from the synced mirror. */
+  baseSha?: string;
 }
 
 export interface PreparedWorkspace {
@@ -56,6 +59,8 @@ const POOL_SIZE = 2;
 
 export class WorkspaceManager {
   readonly #mutex = new KeyedMutex();
+  /** The remote URL each mirror was last given by this process: read from git once, not per job. */
+  readonly #remoteUrls = new Map<string, string>();
 
   constructor(
     readonly root: string,
@@ -93,13 +98,16 @@ export class WorkspaceManager {
         // Written only when it changed: a worker killed mid-write leaves config.lock behind,
         // and every later write of the config would fail on it (the crash loop on a Cluster
         // found this). Reading needs no lock.
-        const current = (
-          await gitClient(dir)
-            .raw(['config', '--get', 'remote.origin.url'])
-            .catch(() => '')
-        ).trim();
+        const current =
+          this.#remoteUrls.get(dir) ??
+          (
+            await gitClient(dir)
+              .raw(['config', '--get', 'remote.origin.url'])
+              .catch(() => '')
+          ).trim();
         if (current !== cloneUrl) await gitClient(dir).raw(['remote', 'set-url', 'origin', cloneUrl]);
       }
+      this.#remoteUrls.set(dir, cloneUrl);
       await gitClient(dir, auth).raw(['fetch', '--quiet', '--prune', '--no-tags', 'origin']);
       return dir;
     });
@@ -113,8 +121,7 @@ export class WorkspaceManager {
     const mirror =
       req.fetch === false ? this.mirrorDir(req.repo) : await this.syncMirror(req.repo, req.cloneUrl, req.auth);
     const git = gitClient(mirror);
-    const baseRef = `refs/remotes/origin/${req.baseBranch}`;
-    const baseSha = (await git.raw(['rev-parse', '--verify', '--quiet', `${baseRef}^{commit}`]).catch(() => '')).trim();
+    const baseSha = req.baseSha ?? (await this.branchSha(req.repo, req.baseBranch));
     if (!baseSha) {
       throw new PullwrightError('git_failed', `base branch ${req.baseBranch} does not exist in ${req.repo}`, {
         repo: req.repo,
@@ -123,28 +130,39 @@ export class WorkspaceManager {
     }
     const dir = this.worktreeDir(req.opId);
     return this.#mutex.run(mirror, async () => {
-      await git.raw(['worktree', 'prune']);
       if (existsSync(path.join(dir, '.git'))) {
         this.logger.info({ opId: req.opId, dir }, 'reusing existing worktree');
         return { dir, branch: req.branch, baseSha, resumed: true };
       }
       await mkdir(path.dirname(dir), { recursive: true });
-      const local = (await git.raw(['branch', '--list', req.branch])).trim();
-      const remote = (await git.raw(['branch', '--list', '--remotes', `origin/${req.branch}`])).trim();
+      // Which of the branch's refs exist: the job's own (a retry on this host) or the forge's (pushed by an earlier attempt).
+      const refs = await git.raw([
+        'for-each-ref',
+        '--format=%(refname)',
+        `refs/heads/${req.branch}`,
+        `refs/remotes/origin/${req.branch}`,
+      ]);
+      const local = refs.includes(`refs/heads/${req.branch}\n`);
+      const remote = refs.includes(`refs/remotes/origin/${req.branch}\n`);
       if (await this.#takePooled(req.repo, dir)) {
-        // A ready worktree of an earlier operation: switching it costs the files that differ, not a checkout.
+        // A ready worktree of an earlier operation (cleaned when it was pooled): switching it
+        // costs the files that differ, not a checkout.
         const wt = gitClient(dir);
         if (local) await wt.raw(['checkout', '-q', '--force', req.branch]);
         else if (remote) await wt.raw(['checkout', '-q', '--force', '-B', req.branch, `origin/${req.branch}`]);
-        else await wt.raw(['checkout', '-q', '--force', '--no-track', '-B', req.branch, baseRef]);
-        await wt.raw(['clean', '-ffdxq']);
-      } else if (local) {
-        await git.raw(['worktree', 'add', dir, req.branch]);
-      } else if (remote) {
-        // Pushed by an earlier attempt: continue from what the forge has.
-        await git.raw(['worktree', 'add', '-b', req.branch, dir, `origin/${req.branch}`]);
+        else await wt.raw(['checkout', '-q', '--force', '--no-track', '-B', req.branch, baseSha]);
       } else {
-        await git.raw(['worktree', 'add', '--no-track', '-b', req.branch, dir, baseRef]);
+        const add = local
+          ? ['worktree', 'add', dir, req.branch]
+          : remote
+            ? // Pushed by an earlier attempt: continue from what the forge has.
+              ['worktree', 'add', '-b', req.branch, dir, `origin/${req.branch}`]
+            : ['worktree', 'add', '--no-track', '-b', req.branch, dir, baseSha];
+        // A worktree deleted behind git's back still holds its branch: prune the stale entry and try once more.
+        await git.raw(add).catch(async () => {
+          await git.raw(['worktree', 'prune']);
+          await git.raw(add);
+        });
       }
       return { dir, branch: req.branch, baseSha, resumed: Boolean(local || remote) };
     });
@@ -160,10 +178,16 @@ export class WorkspaceManager {
 
   /** A file's text at `sha` in the mirror (what the base commit says), or undefined when it has none. */
   async readAt(repo: string, sha: string, file: string): Promise<string | undefined> {
-    // One git call: a missing file is the only way `show` fails on a commit the mirror has.
-    return gitClient(this.mirrorDir(repo))
-      .raw(['show', `${sha}:${file}`])
-      .catch(() => undefined);
+    return (await this.readManyAt(repo, sha, [file]))[0];
+  }
+
+  /** Several files' texts at `sha`, in one git call; undefined for each one the commit lacks. */
+  async readManyAt(repo: string, sha: string, files: readonly string[]): Promise<Array<string | undefined>> {
+    const objects = await catFileBatch(
+      this.mirrorDir(repo),
+      files.map((f) => `${sha}:${f}`),
+    );
+    return objects.map((o) => ('missing' in o || o.type !== 'blob' ? undefined : o.content.toString('utf8')));
   }
 
   /**

@@ -32,7 +32,9 @@ const evidenceStep: Step<WorkContext> = {
       runTestsOnBase: (copy) =>
         deps.workspace.withTemporaryWorktree(ctx.op.repo, baseSha, async (dir) => {
           await copy(dir);
-          return new RepoChecks(dir, commands.checks, deps.runner).run('test');
+          return new RepoChecks(dir, commands, deps.runner, {
+            cache: { results: deps.checkResults, repo: ctx.op.repo },
+          }).run('test');
         }),
     });
     ctx.op = await deps.store.patch(ctx.opId, { evidence }, { type: 'evidence', data: { ...evidence } });

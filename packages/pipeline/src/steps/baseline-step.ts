@@ -1,7 +1,7 @@
 import { type BaselineCheck, failureFingerprint } from '@pullwright/agent';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Step } from '../frame/job-frame.ts';
-import { commandLines, RepoChecks, type RepoCommands } from '../repo-checks.ts';
+import { type CheckResultCache, commandLines, RepoChecks, type RepoCommands } from '../repo-checks.ts';
 import { dependencyCacheOf, installDependencies } from './install-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
@@ -10,8 +10,9 @@ async function runBaseline(
   dir: string,
   commands: RepoCommands,
   runner: CommandRunner,
+  cache: { results: CheckResultCache; repo: string },
 ): Promise<Record<string, BaselineCheck>> {
-  const checks = new RepoChecks(dir, commands.checks, runner);
+  const checks = new RepoChecks(dir, commands, runner, { cache });
   const out: Record<string, BaselineCheck> = {};
   for (const name of checks.names()) {
     const r = await checks.run(name);
@@ -36,9 +37,10 @@ export const baselineStep: Step<WorkContext> = {
     const { deps } = ctx;
     const { ws, commands, baseSha, startSha } = workOf(ctx);
     const atBase = !ws.resumed && startSha === baseSha;
+    const cache = { results: deps.checkResults, repo: ctx.op.repo };
     const { baseline, cached } = await deps.baselines.get(ctx.op.repo, baseSha, commandLines(commands), () =>
       atBase
-        ? runBaseline(ws.dir, commands, deps.runner)
+        ? runBaseline(ws.dir, commands, deps.runner, cache)
         : deps.workspace.withTemporaryWorktree(ctx.op.repo, baseSha, async (dir) => {
             await installDependencies(
               deps.runner,
@@ -47,7 +49,7 @@ export const baselineStep: Step<WorkContext> = {
               deps.redactor,
               await dependencyCacheOf(deps, ctx.op.repo, baseSha),
             );
-            return runBaseline(dir, commands, deps.runner);
+            return runBaseline(dir, commands, deps.runner, cache);
           }),
     );
     ctx.baseline = baseline;

@@ -5,7 +5,7 @@ import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { WorkspaceGate } from '../gates/workspace-gate.ts';
 import { operationBudget } from '../operation-accounting.ts';
-import { CheckResultCache, detectRepoCommands, RepoChecks } from '../repo-checks.ts';
+import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
 import { RunRecord } from '../run-record.ts';
 import { checkEvent } from './check-events.ts';
 import type { WorkContext } from './work-context.ts';
@@ -30,8 +30,9 @@ export const prepareStep: Step<WorkContext> = {
     await workspace.syncMirror(repo, cloneUrl, auth);
     const baseSha = ctx.op.baseSha ?? (await workspace.branchSha(repo, ctx.op.baseBranch));
     if (!baseSha) throw new StopOperation('failed', `base branch ${ctx.op.baseBranch} does not exist in ${repo}`);
-    // The one parse of the base commit's .pullwright.yml: the policy and the check commands.
-    const fileText = await workspace.readAt(repo, baseSha, '.pullwright.yml');
+    // The base files every job reads, in one git call. The one parse of the base commit's
+    // .pullwright.yml: the policy and the check commands.
+    const [fileText, packageJson] = await workspace.readManyAt(repo, baseSha, ['.pullwright.yml', 'package.json']);
     const repoFile = fileText === undefined ? undefined : parseRepoPolicy(fileText);
     if (!ctx.op.policy) ctx.op = await deps.approvalPolicy.atClaim(ctx.opId, repoFile);
     const policy = deps.approvalPolicy.policyOf(ctx.op);
@@ -46,6 +47,7 @@ export const prepareStep: Step<WorkContext> = {
       baseBranch: ctx.op.baseBranch,
       branch,
       fetch: false,
+      baseSha,
       ...(auth ? { auth } : {}),
     });
     let startSha = baseSha;
@@ -58,7 +60,7 @@ export const prepareStep: Step<WorkContext> = {
 
     const commands = await detectRepoCommands(
       repoFile,
-      (file) => workspace.readAt(repo, baseSha, file),
+      (file) => (file === 'package.json' ? Promise.resolve(packageJson) : workspace.readAt(repo, baseSha, file)),
       deps.checkTimeoutMs,
     );
     if (!commands.checks.test)
@@ -68,18 +70,15 @@ export const prepareStep: Step<WorkContext> = {
       );
     const record = await RunRecord.open(deps.artifacts, ctx.opId, deps.redactor);
     const reportCheck = checkEvent(deps.events, ctx.opId);
-    // One cache per job: the model's run of a check and the verification of the same tree share it.
-    const checks = new RepoChecks(
-      ws.dir,
-      commands.checks,
-      deps.runner,
-      async (run) => {
-        // A result served from the cache is not another check run of the record.
-        if (!run.reused) await record.checkRun(run);
+    // The worker's results by tree: the baseline's run answers the model's first run on the
+    // untouched base, and the model's last run answers the verification of the same tree.
+    const checks = new RepoChecks(ws.dir, commands, deps.runner, {
+      onRun: async (run) => {
+        await record.checkRun(run);
         await reportCheck(run);
       },
-      new CheckResultCache(),
-    );
+      cache: { results: deps.checkResults, repo },
+    });
     const gate = new WorkspaceGate({
       root: ws.dir,
       policy,
