@@ -3,16 +3,54 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { loadReplayTranscript, ReplayProvider, type ReplayTranscript } from '@pullwright/agent';
 import { startWorker } from '@pullwright/code-worker';
 import { FINAL_STATUSES, loadConfig, type OperationEvent, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { startRedisServer } from '@pullwright/queue';
 import type { BenchResult } from './run.ts';
+import { appendHistory } from './support/history.ts';
+import { SMALL_LIBRARY, writeSmallLibrary } from './support/small-library.ts';
 
 const run = promisify(execFile);
 const TRANSCRIPT = path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json');
-const SAMPLE_DIR = path.resolve(import.meta.dirname, '../apps/cli/demo/sample-repo');
-const REPO = 'bench/slugify';
+const REPO = 'bench/library';
+/** A few years of a small library's history: small files rewritten, not large ones. */
+const HISTORY = { commits: 300, files: 40, bytes: 4 * 1024, dir: 'docs/notes' };
+
+/**
+ * The recorded fix, made distinct for round `n` (a comment on the changed line): a real model's
+ * fixes differ, so each operation's changed tree is new and its suite really runs — the same
+ * replay every time would be served from the check cache and flatter us.
+ */
+function fixOfRound(base: ReplayTranscript, n: number): ReplayTranscript {
+  return {
+    ...base,
+    turns: base.turns.map((turn) => ({
+      ...turn,
+      content: turn.content.map((block) =>
+        block.type === 'tool_use' && block.name === 'edit_file'
+          ? { ...block, input: { ...block.input, newText: `${String(block.input.newText)} // round ${n}` } }
+          : block,
+      ),
+    })),
+  };
+}
+
+/** The benchmark repository on the forge: the small library with its history. */
+async function createLibrary(runtime: Runtime, root: string, smoke: boolean): Promise<number> {
+  const dir = path.join(root, 'library');
+  const tests = await writeSmallLibrary(dir, smoke ? { modules: 8, testsPerModule: 50 } : SMALL_LIBRARY);
+  const forge = runtime.localForge!;
+  await forge.createRepository(REPO, {}, { fromDir: dir });
+  const work = path.join(root, 'history');
+  await run('git', ['clone', '-q', forge.repoDir(REPO), work]);
+  await appendHistory(work, smoke ? { ...HISTORY, commits: 30 } : HISTORY);
+  await run('git', ['push', '-q', 'origin', 'main'], { cwd: work });
+  await rm(work, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true });
+  return tests;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -101,7 +139,13 @@ export default async function timeToPrBench(opts: { smoke: boolean }): Promise<B
   );
   const worker = await startWorker(runtime);
   try {
-    await runtime.localForge!.createRepository(REPO, {}, { fromDir: SAMPLE_DIR });
+    const tests = await createLibrary(runtime, dataDir, opts.smoke);
+    const recorded = loadReplayTranscript(TRANSCRIPT);
+    const answer = (n: number) => {
+      const transcript = fixOfRound(recorded, n);
+      runtime.createProvider = () => new ReplayProvider(transcript);
+    };
+    answer(0);
     const cold = await operation(runtime);
     const first = await runtime.store.list({ repo: REPO });
     const branch = first[0]!.branch!;
@@ -110,6 +154,7 @@ export default async function timeToPrBench(opts: { smoke: boolean }): Promise<B
     const warm: Awaited<ReturnType<typeof operation>>[] = [];
     const hand: Awaited<ReturnType<typeof byHand>>[] = [];
     for (let i = 0; i < rounds; i++) {
+      answer(i + 1);
       warm.push(await operation(runtime));
       hand.push(await byHand(runtime, dataDir, fixed, i));
     }
@@ -124,7 +169,10 @@ export default async function timeToPrBench(opts: { smoke: boolean }): Promise<B
         const name = String(s.data.step);
         byStep.set(name, [...(byStep.get(name) ?? []), Number(s.data.durationMs ?? 0)]);
       }
+    const commits = Number((await run('git', ['rev-list', '--count', 'main'], { cwd: runtime.localForge!.repoDir(REPO) })).stdout);
     return [
+      { name: 'repository: tests in its suite (node --test)', value: tests, unit: 'tests' },
+      { name: 'repository: history', value: commits, unit: 'commits' },
       { name: 'cold operation: request → first model call', value: r(cold.firstModelMs), unit: 'ms' },
       { name: 'cold operation: request → PR', value: r(cold.jobMs), unit: 'ms' },
       {

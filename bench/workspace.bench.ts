@@ -1,47 +1,20 @@
-import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { WorkspaceManager } from '@pullwright/workspace';
+import { appendHistory } from './support/history.ts';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run('git', args, { cwd, maxBuffer: 64 * 1024 * 1024 });
 
 const NODE_MODULES = path.resolve(import.meta.dirname, '../node_modules');
 /** Real source trees, for a repository of a realistic shape: a few large files and thousands of small ones. */
-const SOURCES = ['typescript/lib', 'zod', 'bullmq', 'pino', 'ioredis', 'simple-git', 'express', 'prom-client'];
+const SOURCES = ['typescript/lib', 'zod', 'bullmq', 'pino', 'ioredis', 'express', 'prom-client'];
 const WANT_FILES = 3000;
-/** Commits of history on top (full runs): each rewrites one of 20 files with 32 KB of fresh content. */
-const HISTORY_COMMITS = 300;
-const HISTORY_FILES = 20;
-const HISTORY_BYTES = 32 * 1024;
-
-/**
- * Appends history with `git fast-import` (seconds, not minutes of `git commit`). A real
- * repository's history outweighs its checkout; a clone pays for it, a worktree does not.
- */
-async function addHistory(work: string, commits: number): Promise<void> {
-  const parts: Buffer[] = [];
-  const data = (text: string | Buffer) => {
-    const body = typeof text === 'string' ? Buffer.from(text) : text;
-    parts.push(Buffer.from(`data ${body.length}\n`), body, Buffer.from('\n'));
-  };
-  for (let i = 0; i < commits; i++) {
-    parts.push(Buffer.from(`commit refs/heads/main\ncommitter bench <bench@localhost> ${1_700_000_000 + i} +0000\n`));
-    data(`history ${i}`);
-    if (i === 0) parts.push(Buffer.from('from refs/heads/main^0\n'));
-    parts.push(Buffer.from(`M 100644 inline history/file-${i % HISTORY_FILES}.txt\n`));
-    data(randomBytes(HISTORY_BYTES * 0.75).toString('base64'));
-  }
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('git', ['fast-import', '--quiet'], { cwd: work, stdio: ['pipe', 'ignore', 'inherit'] });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited ${code}`))));
-    child.stdin.end(Buffer.concat(parts));
-  });
-}
+/** History on top (full runs): 300 commits, each rewriting one of 20 files with 32 KB of fresh content. */
+const HISTORY = { commits: 300, files: 20, bytes: 32 * 1024, dir: 'history' };
 
 async function countFiles(dir: string): Promise<number> {
   let n = 0;
@@ -63,8 +36,8 @@ async function buildRepo(root: string, smoke: boolean): Promise<{ bare: string; 
   await git(work, 'init', '-q', '--initial-branch=main');
   await git(work, 'add', '--all');
   await git(work, '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '-m', 'seed');
-  const commits = smoke ? 0 : HISTORY_COMMITS;
-  if (commits > 0) await addHistory(work, commits);
+  const commits = smoke ? 0 : HISTORY.commits;
+  if (commits > 0) await appendHistory(work, HISTORY);
   const bare = path.join(root, 'bench', 'repo.git');
   await git(root, 'clone', '-q', '--bare', work, bare);
   await rm(work, { recursive: true, force: true });
