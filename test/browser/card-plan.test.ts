@@ -6,7 +6,10 @@ type Render = (
   op: Record<string, unknown>,
   on: { onStart: () => void; onModify: (note: string) => void; onCancel: () => void },
 ) => CardElement | null;
-const { renderPlanDecision } = await loadCard<{ renderPlanDecision: Render }>('card-plan.js');
+const { renderPlanDecision, renderPlan } = await loadCard<{
+  renderPlanDecision: Render;
+  renderPlan: (plan: Record<string, unknown>) => CardElement;
+}>('card-plan.js');
 
 const PENDING = { status: 'running', cancelRequested: false, planConfirmation: { state: 'pending', since: 'x' } };
 
@@ -41,5 +44,33 @@ describe('the plan decision card', () => {
     ['the operation is not running', { ...PENDING, status: 'failed' }],
   ])('is absent when %s', (_name, op) => {
     expect(harness(op).el).toBeNull();
+  });
+});
+
+describe('the plan card', () => {
+  it('lists the steps with their files and acceptance, and the risks noted', () => {
+    const el = renderPlan({
+      plan_id: 'plan_9',
+      steps: [
+        { id: 'T1', title: 'Add the test', files: ['test/slug.test.ts'], acceptance: 'it fails' },
+        { title: 'Fix slugify' },
+      ],
+      risks: ['other callers rely on spaces'],
+    });
+    expect(el.querySelector('code')!.textContent).toBe('plan_9');
+    const [first, second] = [...el.querySelectorAll('.plan-steps > li')];
+    expect(first!.dataset.task).toBe('T1');
+    expect(first!.querySelector('strong')!.textContent).toBe('T1 · Add the test');
+    expect(first!.querySelector('.plan-files')!.textContent).toBe('test/slug.test.ts');
+    expect(first!.querySelector('p')!.textContent).toBe('Done when: it fails');
+    expect(second!.textContent).toBe('Fix slugify');
+    expect(el.querySelector('h3')!.textContent).toBe('Risks noted');
+    expect(el.querySelector('.bullets')!.textContent).toBe('other callers rely on spaces');
+  });
+
+  it('shows a plan without steps as JSON, with no risks heading', () => {
+    const el = renderPlan({ summary: 'just do it' });
+    expect(JSON.parse(el.querySelector('pre')!.textContent!)).toEqual({ summary: 'just do it' });
+    expect(el.querySelector('h3')).toBeNull();
   });
 });

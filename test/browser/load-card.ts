@@ -14,6 +14,8 @@ export async function loadCard<T>(file: string): Promise<T> {
 /** The part of a DOM element the card tests use, typed without the DOM library (the project compiles for Node). */
 export interface CardElement {
   id: string;
+  className: string;
+  hidden: boolean;
   textContent: string | null;
   value: string;
   disabled: boolean;

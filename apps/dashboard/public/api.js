@@ -1,6 +1,19 @@
 // The REST API as the dashboard uses it: the session cookie travels by itself (httpOnly, so
 // no script can read it); state-changing requests carry the session's CSRF token.
 
+/**
+ * `GET /v1/session`: who is signed in, what they may do, the CSRF token, the form's defaults.
+ * @typedef {object} Session
+ * @property {string} user
+ * @property {'api_token' | 'user_token' | 'github'} via
+ * @property {boolean} canApprove
+ * @property {string} csrfToken
+ * @property {string} expiresAt
+ * @property {string | null} defaultRepo
+ * @property {Required<import('@pullwright/core').Budget>} budget  The service's per-operation limits.
+ * @property {string | null} demo  Set in demo mode: what the page says about it.
+ */
+
 export class ApiError extends Error {
   constructor(status, code, message, fields = []) {
     super(message);
@@ -10,6 +23,7 @@ export class ApiError extends Error {
   }
 }
 
+/** @type {{ session: Session | null, listeners: Set<(session: Session | null) => void> }} */
 const state = { session: null, listeners: new Set() };
 
 export function currentSession() {

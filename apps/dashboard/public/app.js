@@ -38,7 +38,7 @@ function renderHeader(session, current) {
   document.getElementById('nav').hidden = !session;
   document.getElementById('who').hidden = !session;
   document.getElementById('who-name').textContent = session ? session.user : '';
-  for (const a of document.querySelectorAll('[data-nav]')) {
+  for (const a of document.querySelectorAll(/** @type {'a'} */ ('[data-nav]'))) {
     if (a.dataset.nav === current) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }

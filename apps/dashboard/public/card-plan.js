@@ -1,22 +1,73 @@
-// A plan waiting for a person: Start, Modify (with a note), or Cancel.
-import { button, h } from './dom.js';
+// The plan: its steps as the planner wrote them, and, while it waits for a person, Start, Modify (with a note) or Cancel.
+import { button, h, noteBox, titledBullets } from './dom.js';
 
-/** Null unless the running operation's plan waits for confirmation. */
+/** @import { Operation } from '@pullwright/core' */
+
+/**
+ * The planner's plan as the operation records it (`plan` is free-form in the schema: a
+ * plan from an older build may lack steps, and is then shown as JSON).
+ * @typedef {object} PlanStep
+ * @property {string} [id]
+ * @property {string} title
+ * @property {string[]} [files]
+ * @property {string} [acceptance]
+ * @typedef {object} Plan
+ * @property {string} [plan_id]
+ * @property {string} [summary]
+ * @property {PlanStep[]} [steps]
+ * @property {string[]} [risks]
+ */
+
+/** @param {Plan} plan */
+export function renderPlan(plan) {
+  return h(
+    'div',
+    {},
+    plan.plan_id ? h('p', { class: 'muted small' }, h('code', {}, plan.plan_id)) : null,
+    Array.isArray(plan.steps)
+      ? h(
+          'ol',
+          { class: 'plan-steps' },
+          plan.steps.map((step) =>
+            h(
+              'li',
+              { dataset: { task: step.id ?? '' } },
+              h('strong', {}, step.id ? `${step.id} · ${step.title}` : step.title),
+              step.files?.length
+                ? h(
+                    'span',
+                    { class: 'plan-files' },
+                    step.files.map((f) => h('code', {}, f)),
+                  )
+                : null,
+              step.acceptance ? h('p', { class: 'muted small' }, `Done when: ${step.acceptance}`) : null,
+            ),
+          ),
+        )
+      : h('pre', { class: 'pre small' }, JSON.stringify(plan, null, 2)),
+    titledBullets('Risks noted', plan.risks),
+  );
+}
+
+/**
+ * Null unless the running operation's plan waits for confirmation.
+ * @param {Pick<Operation, 'status' | 'cancelRequested' | 'planConfirmation'>} op
+ * @param {{ onStart: () => void, onModify: (note: string) => void, onCancel: () => void }} on
+ */
 export function renderPlanDecision(op, { onStart, onModify, onCancel }) {
   if (op.status !== 'running' || op.cancelRequested || op.planConfirmation?.state !== 'pending') return null;
-  const note = h('textarea', {
-    id: 'plan-note',
-    rows: '2',
-    maxlength: '4000',
+  const note = noteBox('plan-note', 'Note for Modify', {
+    rows: 2,
+    maxlength: 4000,
     placeholder: 'For Modify: what should change in the plan?',
   });
   const modify = button(
     'Modify',
     () => {
-      const value = note.value.trim();
+      const value = note.text.value.trim();
       if (!value) {
-        note.setAttribute('aria-invalid', 'true');
-        return note.focus();
+        note.text.setAttribute('aria-invalid', 'true');
+        return note.text.focus();
       }
       onModify(value);
     },
@@ -27,8 +78,8 @@ export function renderPlanDecision(op, { onStart, onModify, onCancel }) {
     'div',
     { class: 'plan-decision', id: 'plan-decision' },
     h('p', { class: 'warn-text' }, 'The plan is waiting for you: the coder starts once someone presses Start.'),
-    h('label', { for: 'plan-note' }, 'Note for Modify'),
-    note,
+    note.label,
+    note.text,
     h(
       'div',
       { class: 'row' },

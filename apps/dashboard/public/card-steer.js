@@ -1,11 +1,16 @@
 // Steering from the dashboard: a message to the running model, or a change request once the PR is open.
-import { button, h } from './dom.js';
+import { button, h, noteBox } from './dom.js';
+
+/** @import { Operation } from '@pullwright/core' */
+/** @typedef {(text: string, clear: () => void) => void} Send */
 
 const RUNNING = new Set(['queued', 'running']);
 const REVISABLE = new Set(['awaiting_approval', 'approved']);
 
+/** @param {Send} onSend */
 function box(id, label, placeholder, action, actionId, onSend) {
-  const text = h('textarea', { id, rows: '3', maxlength: '10000', placeholder });
+  const note = noteBox(id, label, { rows: 3, maxlength: 10_000, placeholder });
+  const text = note.text;
   const send = button(
     action,
     () => {
@@ -18,13 +23,15 @@ function box(id, label, placeholder, action, actionId, onSend) {
     'primary small',
     { id: actionId },
   );
-  return h('div', { class: 'steer-form' }, h('label', { for: id }, label), text, h('div', { class: 'row' }, send));
+  return h('div', { class: 'steer-form' }, note.label, text, h('div', { class: 'row' }, send));
 }
 
 /**
  * The box for what the operation is doing now: while it runs, `onMessage(text, clear)` (the
  * model reads it before its next step); with its PR open, `onRevise(text, clear)` (a
  * revision, answered in the ledger). Nothing once it has ended.
+ * @param {Pick<Operation, 'status' | 'cancelRequested' | 'pullRequest'>} op
+ * @param {{ onMessage: Send, onRevise: Send }} on
  */
 export function renderSteer(op, { onMessage, onRevise }) {
   if (RUNNING.has(op.status) && !op.cancelRequested) {

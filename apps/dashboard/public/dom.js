@@ -114,6 +114,45 @@ export function button(label, onclick, variant = '', props = {}) {
   return h('button', { type: 'button', class: `btn ${variant}`.trim(), onclick, ...props }, label);
 }
 
+/** A titled card on the operation page. */
+export function card(title, id, ...children) {
+  return h('section', { class: 'card', id }, h('h2', { class: 'card-title' }, title), children);
+}
+
+/** A heading and its bullet list; nothing when the list is missing or empty. */
+export function titledBullets(title, items) {
+  return items?.length
+    ? [
+        h('h3', {}, title),
+        h(
+          'ul',
+          { class: 'bullets' },
+          items.map((r) => h('li', {}, r)),
+        ),
+      ]
+    : null;
+}
+
+/** Test names, coloured by whether they failed (red) or passed (green). */
+export function testList(names, tone) {
+  return h(
+    'ul',
+    { class: `tests tests-${tone}` },
+    names.map((n) => h('li', {}, n)),
+  );
+}
+
+/**
+ * A labelled box for a person's note (a plan change, a reason to reject, a message to the
+ * model): `label` and `text` to place, `text.value` to read.
+ */
+export function noteBox(id, label, { rows, maxlength, placeholder }) {
+  return {
+    label: h('label', { for: id }, label),
+    text: h('textarea', { id, rows: String(rows), maxlength: String(maxlength), placeholder }),
+  };
+}
+
 /** The header's connection indicator: live, reconnecting, offline or idle (no stream open). */
 export function setLive(state, label = '') {
   const el = document.getElementById('live');

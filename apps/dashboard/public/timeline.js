@@ -1,4 +1,3 @@
-// @ts-check
 // Reading the operation's event stream: one line per event, and what is happening now.
 import { STATUS_LABELS } from './dom.js';
 

@@ -1,0 +1,91 @@
+// The Overview tab: why it ended, the summary, then one card per part of the record.
+import { renderChecks } from './card-checks.js';
+import { renderEvidence } from './card-evidence.js';
+import { renderFindings } from './card-findings.js';
+import { renderPlan } from './card-plan.js';
+import { renderReview } from './card-review.js';
+import { renderRisk } from './card-risk.js';
+import { renderVerification } from './card-verification.js';
+import { card, h } from './dom.js';
+import { renderFailureReport } from './run-record.js';
+
+/** @import { Operation } from '@pullwright/core' */
+/** @import { Plan } from './card-plan.js' */
+/** @import { VerificationResult } from './card-verification.js' */
+
+const ERROR_TITLES = { failed: 'Why it failed', rejected: 'Rejected', cancelled: 'Cancelled' };
+
+/** @param {Operation} op */
+function summary(op) {
+  const plan = /** @type {Plan | string | undefined} */ (op.plan);
+  const text = op.summary || (typeof plan === 'string' ? plan : plan?.summary);
+  if (text) return h('p', { class: 'summary-text' }, text);
+  return h(
+    'p',
+    { class: 'muted' },
+    ['queued', 'running'].includes(op.status)
+      ? 'The agent writes its summary when it finishes.'
+      : 'No summary was recorded.',
+  );
+}
+
+/**
+ * The fields of the operation this panel shows: it is redrawn only when one of them changed
+ * (a redraw closes the check output someone opened).
+ * @param {Operation} op
+ * @param {VerificationResult | null | undefined} verification
+ */
+export function overviewKey(op, verification) {
+  return JSON.stringify([
+    op.plan,
+    op.summary,
+    op.review,
+    op.evidence,
+    op.error,
+    op.failureReport,
+    op.checks,
+    op.findings,
+    op.risk,
+    op.filesChanged,
+    op.status,
+    op.pullRequest?.headSha,
+    verification,
+  ]);
+}
+
+/**
+ * @param {Operation} op
+ * @param {VerificationResult | null | undefined} verification  undefined while it loads, null when it failed.
+ */
+export function renderOverview(op, verification) {
+  const errorTitle = ERROR_TITLES[op.status];
+  return [
+    op.error && errorTitle ? card(errorTitle, 'op-error', h('pre', { class: 'pre bad' }, op.error)) : null,
+    op.failureReport ? card('Failure report', 'op-failure-report', renderFailureReport(op.failureReport)) : null,
+    card('Summary', 'op-summary', summary(op)),
+    op.evidence ? card('Evidence', 'op-evidence', renderEvidence(op.evidence)) : null,
+    card('Checks', 'op-checks', renderChecks(op.checks, op.status)),
+    op.pullRequest
+      ? card('Verification', 'op-verification', renderVerification(verification, op.pullRequest.headSha))
+      : null,
+    h(
+      'div',
+      { class: 'two' },
+      card('Secret scan', 'op-findings', renderFindings(/** @type {any[]} */ (op.findings), op)),
+      card('Risk', 'op-risk', renderRisk(op.risk)),
+    ),
+    op.review ? card('Review', 'op-review', renderReview(/** @type {any} */ (op.review))) : null,
+    op.plan && typeof op.plan === 'object' ? card('Plan', 'op-plan', renderPlan(/** @type {Plan} */ (op.plan))) : null,
+    op.filesChanged.length
+      ? card(
+          'Files changed',
+          'op-files',
+          h(
+            'ul',
+            { class: 'plain files' },
+            op.filesChanged.map((f) => h('li', {}, h('code', {}, f))),
+          ),
+        )
+      : null,
+  ];
+}

@@ -1,0 +1,34 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { type CardElement, loadCard } from './load-card.ts';
+
+type Render = (findings: unknown[], op: Record<string, unknown>) => CardElement;
+const { renderFindings } = await loadCard<{ renderFindings: Render }>('card-findings.js');
+
+const PR = { number: 4, url: 'http://x/pr/4', headSha: 'a'.repeat(40) };
+
+describe('the secret scan card', () => {
+  it('lists each finding by rule, place and message, whatever the scanner named its fields', () => {
+    const el = renderFindings(
+      [
+        { rule: 'github-token', file: 'src/a.ts', line: 3, message: 'a GitHub token' },
+        { ruleId: 'aws-key', path: 'config.yml', description: 'an AWS key' },
+        'a plain note',
+      ],
+      { status: 'failed' },
+    );
+    expect([...el.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'github-token src/a.ts:3 — a GitHub token',
+      'aws-key config.yml — an AWS key',
+      'a plain note',
+    ]);
+  });
+
+  it('reads as clean only once the scan ran on an opened PR', () => {
+    const clean = renderFindings([], { status: 'awaiting_approval', pullRequest: PR });
+    expect(clean.textContent).toBe('No findings: the diff passed the secret scan.');
+    expect(clean.className).toBe('good-text');
+    expect(renderFindings([], { status: 'running', pullRequest: PR }).textContent).toBe('None so far.');
+    expect(renderFindings([], { status: 'failed' }).textContent).toBe('None so far.');
+  });
+});

@@ -1,0 +1,41 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { type CardElement, loadCard } from './load-card.ts';
+
+type Render = (e: Record<string, unknown>) => CardElement | null;
+const { renderTimelineEntry } = await loadCard<{ renderTimelineEntry: Render }>('card-timeline.js');
+
+const TS = '2026-11-24T10:11:12.000Z';
+const event = (type: string, data: Record<string, unknown>) => ({ id: '1-0', ts: TS, opId: 'op_1', type, data });
+
+describe('a timeline line', () => {
+  it('says what a status change means, with its time and the status it reached', () => {
+    const li = renderTimelineEntry(event('status', { from: 'running', to: 'failed', reason: 'checks red\nmore' }))!;
+    expect(li.className).toBe('ev ev-bad');
+    expect(li.dataset).toMatchObject({ type: 'status', to: 'failed' });
+    expect(li.querySelector('time')!.getAttribute('datetime')).toBe(TS);
+    expect(li.querySelector('time')!.textContent).toMatch(/^\d\d:\d\d:\d\d$/);
+    expect(li.querySelector('span')!.textContent).toBe('Failed: checks red');
+  });
+
+  it('links an event that names a web page', () => {
+    const li = renderTimelineEntry(
+      event('ci_failure', {
+        state: 'needs_human',
+        headSha: 'abcdef123',
+        checks: ['ci'],
+        attempts: 2,
+        runUrl: 'https://ci/run/9',
+      }),
+    )!;
+    expect(li.querySelector('a')!.getAttribute('href')).toBe('https://ci/run/9');
+    expect(li.querySelector('a')!.textContent).toBe(
+      'CI red on abcdef1 (ci) after 2 automatic revisions: needs a person',
+    );
+  });
+
+  it('has no line for usage and checkpoint events', () => {
+    expect(renderTimelineEntry(event('usage', { costUsd: 0.1 }))).toBeNull();
+    expect(renderTimelineEntry(event('checkpoint', { checkpoint: 'pushed' }))).toBeNull();
+  });
+});
