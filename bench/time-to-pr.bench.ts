@@ -169,7 +169,9 @@ export default async function timeToPrBench(opts: { smoke: boolean }): Promise<B
         const name = String(s.data.step);
         byStep.set(name, [...(byStep.get(name) ?? []), Number(s.data.durationMs ?? 0)]);
       }
-    const commits = Number((await run('git', ['rev-list', '--count', 'main'], { cwd: runtime.localForge!.repoDir(REPO) })).stdout);
+    const commits = Number(
+      (await run('git', ['rev-list', '--count', 'main'], { cwd: runtime.localForge!.repoDir(REPO) })).stdout,
+    );
     return [
       { name: 'repository: tests in its suite (node --test)', value: tests, unit: 'tests' },
       { name: 'repository: history', value: commits, unit: 'commits' },

@@ -1,9 +1,7 @@
 import { runGit } from './run-git.ts';
 
 /** One object `git cat-file --batch` found; `missing` for a name it could not resolve. */
-type BatchObject =
-  | { name: string; oid: string; type: string; content: Buffer }
-  | { name: string; missing: true };
+type BatchObject = { name: string; oid: string; type: string; content: Buffer } | { name: string; missing: true };
 
 /**
  * Objects by name (`<oid>` or `<commit>:<path>`) in one git process, in request order:
