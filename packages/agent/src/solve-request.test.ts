@@ -69,7 +69,7 @@ describe('solveRequest: fixer reports, per-step verification, prompt files', () 
         checks,
         onWrite: async (rel) => void changed.add(rel),
       },
-      baseline: { test: { passed: true, failingTests: [] } },
+      baseline: Promise.resolve({ test: { passed: true, failingTests: [] } }),
       budget: new BudgetTracker(
         { turns: 60, tokens: 1e6, wallMs: 60_000, costUsd: 5 },
         { prices: priceTableWith({ scripted: { input: 0, output: 0 } }) },

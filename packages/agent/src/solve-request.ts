@@ -38,7 +38,11 @@ export interface SolveInput {
   repoMap: string;
   provider: ModelProvider;
   context: ToolContext;
-  baseline: Record<string, BaselineCheck>;
+  /**
+   * How the checks do on the base commit. Awaited only when the change's checks are judged,
+   * so the model starts while the baseline still runs beside it.
+   */
+  baseline: Promise<Record<string, BaselineCheck>>;
   budget: BudgetTracker;
   /** Repair rounds after the first attempt (seed 003: one attempt plus three repairs). */
   maxRepairs?: number;
@@ -181,6 +185,8 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   let lastFingerprint: string | undefined;
   let checks: CheckRun[] = [];
   let newFailures: CheckRun[] = [];
+  /** The baseline once a verification has awaited it (nothing is pre-existing before any check ran). */
+  let baseline: Record<string, BaselineCheck> = {};
   const fixReports: FixReportEntry[] = [];
   const partial = (outcome: SolveOutcome, reason?: string): SolveResult => ({
     outcome,
@@ -189,7 +195,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     summary,
     checks,
     newFailures,
-    preExisting: preExistingOf(checks, newFailures, input.baseline),
+    preExisting: preExistingOf(checks, newFailures, baseline),
     repairs,
     fixReports,
   });
@@ -368,7 +374,8 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
           for (const name of step.tests) runs.push(await input.context.checks.run(name, input.context.signal));
           return runs;
         });
-        newFailures = blockingFailures(input.type, checks, input.baseline);
+        baseline = await input.baseline;
+        newFailures = blockingFailures(input.type, checks, baseline);
         const states = checks.map((c) => ({ name: c.name, passed: !newFailures.includes(c) }));
         if (newFailures.length === 0) {
           await onPlanStep({ ...base, state: 'verified', checks: states });
@@ -405,7 +412,8 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
       for (const name of checkNames) runs.push(await input.context.checks.run(name, input.context.signal));
       return runs;
     });
-    newFailures = blockingFailures(input.type, checks, input.baseline);
+    baseline = await input.baseline;
+    newFailures = blockingFailures(input.type, checks, baseline);
 
     const rounds = finalRounds();
     if (newFailures.length > 0) {

@@ -79,7 +79,7 @@ describe('a retried solve resumes its conversation from the last completed turn'
       repoMap: 'notes.txt',
       provider: new OpenAIProvider({ baseURL: `${server.url}/v1`, model: 'gpt-test', maxRetries: 0 }),
       context,
-      baseline: {},
+      baseline: Promise.resolve({}),
       budget: new BudgetTracker(
         { turns: 40, tokens: 1e6, wallMs: 60_000, costUsd: 5 },
         { prices: priceTableWith({ 'gpt-test': { input: 2, output: 10 } }) },

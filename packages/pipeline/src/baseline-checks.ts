@@ -25,18 +25,22 @@ export class BaselineChecks {
     return `${this.prefix}:baseline:v2:{${repo}}:${baseSha}:${digest}`;
   }
 
-  /** The cached baseline, or `compute()` (run on a checkout of the base commit) stored for next time. */
-  async get(
+  /** The baseline an earlier operation computed for this base and these commands, if any. */
+  async stored(
     repo: string,
     baseSha: string,
     commands: Record<string, string>,
-    compute: () => Promise<Record<string, BaselineCheck>>,
-  ): Promise<{ baseline: Record<string, BaselineCheck>; cached: boolean }> {
-    const key = this.key(repo, baseSha, commands);
-    const hit = await this.redis.get(key);
-    if (hit) return { baseline: JSON.parse(hit) as Record<string, BaselineCheck>, cached: true };
-    const baseline = await compute();
-    await this.redis.set(key, JSON.stringify(baseline), 'EX', BASELINE_TTL_S);
-    return { baseline, cached: false };
+  ): Promise<Record<string, BaselineCheck> | undefined> {
+    const hit = await this.redis.get(this.key(repo, baseSha, commands));
+    return hit ? (JSON.parse(hit) as Record<string, BaselineCheck>) : undefined;
+  }
+
+  async store(
+    repo: string,
+    baseSha: string,
+    commands: Record<string, string>,
+    baseline: Record<string, BaselineCheck>,
+  ): Promise<void> {
+    await this.redis.set(this.key(repo, baseSha, commands), JSON.stringify(baseline), 'EX', BASELINE_TTL_S);
   }
 }

@@ -161,4 +161,43 @@ describe('CheckResultCache', () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it('runs once for concurrent askers, and keeps no killed run (the waiter then runs it again)', async () => {
+    const results = new CheckResultCache();
+    const run = {
+      name: 'test',
+      command: 'npm test',
+      passed: true,
+      exitCode: 0,
+      durationMs: 1,
+      output: 'ok',
+      timedOut: false,
+      failingTests: [],
+    };
+    let executions = 0;
+    let finish: (keep: boolean) => void = () => undefined;
+    const execute = () => {
+      executions++;
+      return new Promise<{ run: typeof run; keep: boolean }>((resolve) => {
+        finish = (keep) => resolve({ run, keep });
+      });
+    };
+    const first = results.resolve('k', execute);
+    const second = results.resolve('k', execute);
+    finish(false); // killed: an abort or a timeout
+    expect(await first).toEqual({ run, reused: false });
+    await Promise.resolve();
+    finish(true);
+    expect(await second).toEqual({ run, reused: false });
+    expect(executions).toBe(2);
+    expect(await results.resolve('k', execute)).toEqual({ run, reused: true });
+    expect(executions).toBe(2);
+
+    const a = results.resolve('other', execute);
+    const b = results.resolve('other', execute);
+    finish(true);
+    expect(await a).toEqual({ run, reused: false });
+    expect(await b).toEqual({ run, reused: true });
+    expect(executions).toBe(3);
+  });
 });

@@ -131,11 +131,14 @@ const CHECK_RESULTS_KEPT = 64;
  * of the same tree — so the suite runs once where once will do. Keyed by the repository, the
  * worktree's tree hash (tracked and untracked files), the install command the dependencies
  * came from, the check's name, command and timeout: a result is never served for another
- * repository, tree, lockfile (it is in the tree), install, command or timeout. Timed-out runs are not kept: load, not
- * the tree, may have decided them. The least recently used result goes first.
+ * repository, tree, lockfile (it is in the tree), install, command or timeout. Killed runs
+ * are not kept (a timeout: load, not the tree, may have decided it; an abort: its job ended).
+ * A run going on now is waited for, not started twice. The least recently used result goes first.
  */
 export class CheckResultCache {
   readonly #runs = new Map<string, CheckRun>();
+  /** Runs going on now, by key: a second asker waits for the first run instead of starting its own. */
+  readonly #running = new Map<string, Promise<unknown>>();
 
   constructor(private readonly capacity = CHECK_RESULTS_KEPT) {}
 
@@ -143,7 +146,34 @@ export class CheckResultCache {
     return JSON.stringify([repo, tree, install?.command ?? null, name, spec.command, spec.timeoutMs]);
   }
 
-  get(key: string): CheckRun | undefined {
+  /**
+   * The result for `key`: a kept one, else the one running now once it ends, else `execute()`'s
+   * (kept when it says so). A run that ended without a kept result is run again by the waiter.
+   */
+  async resolve(
+    key: string,
+    execute: () => Promise<{ run: CheckRun; keep: boolean }>,
+  ): Promise<{ run: CheckRun; reused: boolean }> {
+    const running = this.#running.get(key);
+    if (running) await running;
+    const kept = this.#get(key);
+    if (kept) return { run: kept, reused: true };
+    const attempt = execute();
+    const settled = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#running.set(key, settled);
+    try {
+      const { run, keep } = await attempt;
+      if (keep) this.#set(key, run);
+      return { run, reused: false };
+    } finally {
+      if (this.#running.get(key) === settled) this.#running.delete(key);
+    }
+  }
+
+  #get(key: string): CheckRun | undefined {
     const run = this.#runs.get(key);
     if (run) {
       this.#runs.delete(key);
@@ -152,8 +182,7 @@ export class CheckResultCache {
     return run;
   }
 
-  set(key: string, run: CheckRun): void {
-    if (run.timedOut) return;
+  #set(key: string, run: CheckRun): void {
     this.#runs.delete(key);
     this.#runs.set(key, run);
     for (const oldest of this.#runs.keys()) {
@@ -184,15 +213,24 @@ export class RepoChecks implements CheckRunner {
     const spec = this.commands.checks[name];
     if (!spec) throw new ValidationError(`no check named ${name}`, [{ field: 'name', reason: 'unknown check' }]);
     const { cache, onRun } = this.options;
-    const key = cache
-      ? CheckResultCache.key(cache.repo, await worktreeTreeHash(this.root), name, spec, this.commands.install)
-      : undefined;
-    const hit = key ? cache?.results.get(key) : undefined;
-    if (hit) {
-      const reused = { ...hit, reused: true };
-      await onRun?.(reused);
-      return reused;
-    }
+    let run: CheckRun;
+    if (cache) {
+      const key = CheckResultCache.key(
+        cache.repo,
+        await worktreeTreeHash(this.root),
+        name,
+        spec,
+        this.commands.install,
+      );
+      const got = await cache.results.resolve(key, () => this.#execute(name, spec, signal));
+      run = got.reused ? { ...got.run, reused: true } : got.run;
+    } else run = (await this.#execute(name, spec, signal)).run;
+    await onRun?.(run);
+    return run;
+  }
+
+  /** One real run; `keep` is false for a run that was killed (a timeout: load may have decided it; an abort: its job ended). */
+  async #execute(name: string, spec: RepoCommand, signal?: AbortSignal): Promise<{ run: CheckRun; keep: boolean }> {
     const result = await this.runner.run({
       command: spec.command,
       cwd: this.root,
@@ -212,8 +250,6 @@ export class RepoChecks implements CheckRunner {
       timedOut: result.killedBy === 'timeout',
       failingTests: result.exitCode === 0 ? [] : failingTests(output),
     };
-    if (key) cache?.results.set(key, run);
-    await onRun?.(run);
-    return run;
+    return { run, keep: result.killedBy === undefined };
   }
 }

@@ -24,7 +24,7 @@ const evidenceStep: Step<WorkContext> = {
     const { deps } = ctx;
     const { ws, commands, baseSha } = workOf(ctx);
     const evidence = await redGreenEvidence({
-      baseline: baselineOf(ctx).test,
+      baseline: (await baselineOf(ctx)).test,
       final: ctx.finalChecks?.find((c) => c.name === 'test'),
       changedFiles: ctx.op.filesChanged,
       summary: ctx.op.summary ?? '',

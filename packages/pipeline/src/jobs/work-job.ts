@@ -7,7 +7,7 @@ import { StopOperation } from '../frame/stop-operation.ts';
 import { tokenHolder } from '../operation-accounting.ts';
 import { OperationFileLocks } from '../operation-file-locks.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
-import type { WorkContext } from '../steps/work-context.ts';
+import { baselineAtEnd, type WorkContext } from '../steps/work-context.ts';
 
 /** The frame's context for a job that changes code, before prepare. */
 export function workContext(
@@ -43,6 +43,8 @@ export async function workInterrupted(ctx: WorkContext): Promise<StopOperation |
 /** Release for a job that changes code: file locks, the job's git token, and its worktree once done. */
 export const releaseWork: JobDefinition<WorkContext>['release'] = async (ctx, finished) => {
   const { deps, log } = ctx;
+  // A baseline still running beside the model ends with the job (and gives back its checkout).
+  await baselineAtEnd(ctx);
   await ctx.locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
   await deps.forge.revokeToken(ctx.op.repo, ctx.tokenHolder).catch((err) => log.warn({ err }, 'token revoke failed'));
   // Kept when the job will run again: its work (and its conversation) resumes from there.
@@ -84,7 +86,7 @@ async function buildReport(ctx: WorkContext, stop: StopOperation, title: string)
   if (ctx.work) {
     const { ws, startSha, record } = ctx.work;
     const type = ctx.kind === 'revise' ? 'revise' : op.type;
-    for (const run of blockingFailures(type, record.latestRuns(), ctx.baseline ?? {})) {
+    for (const run of blockingFailures(type, record.latestRuns(), await baselineAtEnd(ctx))) {
       const how = run.timedOut ? 'timed out' : `exited with ${run.exitCode ?? 'no code'}`;
       const tests = run.failingTests.length ? `; failing: ${run.failingTests.slice(0, 5).join(', ')}` : '';
       issues.push({ text: `check \`${run.name}\` ${how}${tests}`, trace: redact(firstFailingTrace(run.output)) });

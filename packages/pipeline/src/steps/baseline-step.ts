@@ -11,11 +11,13 @@ async function runBaseline(
   commands: RepoCommands,
   runner: CommandRunner,
   cache: { results: CheckResultCache; repo: string },
+  signal: AbortSignal,
 ): Promise<Record<string, BaselineCheck>> {
   const checks = new RepoChecks(dir, commands, runner, { cache });
   const out: Record<string, BaselineCheck> = {};
   for (const name of checks.names()) {
-    const r = await checks.run(name);
+    const r = await checks.run(name, signal);
+    if (signal.aborted) throw new Error('baseline stopped: the job ended');
     out[name] = {
       passed: r.passed,
       failingTests: r.failingTests,
@@ -25,34 +27,56 @@ async function runBaseline(
   return out;
 }
 
+const summary = (baseline: Record<string, BaselineCheck>) =>
+  Object.fromEntries(Object.entries(baseline).map(([k, v]) => [k, v.passed]));
+
 /**
  * baseline: how the checks do on the base commit, so only new failures count — for a run
- * and for every revision alike. Cached per (repository, base sha, check commands); computed
- * in this job's worktree while it still is the base (a fresh run), else in a checkout of the
- * base with its own install (a resumed run, a revision on top of the PR's commits).
+ * and for every revision alike. Stored per (repository, base sha, check commands). When no
+ * operation has computed it yet it runs beside the model's loop, in a checkout of the base
+ * of its own (dependencies from the cache the install step just filled): the model needs it
+ * only when its change is judged, and its first call should not wait for a whole suite.
+ * Its runs go to the check cache, so the model's reproduction on the untouched base waits
+ * for the same run instead of starting a second one. A `step` event (`state: 'ready'`) says
+ * when it is known.
  */
 export const baselineStep: Step<WorkContext> = {
   name: 'baseline',
   async run(ctx) {
     const { deps } = ctx;
-    const { ws, commands, baseSha, startSha } = workOf(ctx);
-    const atBase = !ws.resumed && startSha === baseSha;
-    const cache = { results: deps.checkResults, repo: ctx.op.repo };
-    const { baseline, cached } = await deps.baselines.get(ctx.op.repo, baseSha, commandLines(commands), () =>
-      atBase
-        ? runBaseline(ws.dir, commands, deps.runner, cache)
-        : deps.workspace.withTemporaryWorktree(ctx.op.repo, baseSha, async (dir) => {
-            await installDependencies(
-              deps.runner,
-              commands.install,
-              dir,
-              deps.redactor,
-              await dependencyCacheOf(deps, ctx.op.repo, baseSha),
-            );
-            return runBaseline(dir, commands, deps.runner, cache);
-          }),
-    );
-    ctx.baseline = baseline;
-    return { cached, checks: Object.fromEntries(Object.entries(baseline).map(([k, v]) => [k, v.passed])) };
+    const { commands, baseSha } = workOf(ctx);
+    const repo = ctx.op.repo;
+    const lines = commandLines(commands);
+    const stored = await deps.baselines.stored(repo, baseSha, lines);
+    if (stored) {
+      ctx.baseline = Promise.resolve(stored);
+      return { cached: true, checks: summary(stored) };
+    }
+    const run = new AbortController();
+    const started = Date.now();
+    ctx.baselineRun = run;
+    ctx.baseline = deps.workspace.withTemporaryWorktree(repo, baseSha, async (dir) => {
+      await installDependencies(
+        deps.runner,
+        commands.install,
+        dir,
+        deps.redactor,
+        await dependencyCacheOf(deps, repo, baseSha),
+      );
+      const baseline = await runBaseline(dir, commands, deps.runner, { results: deps.checkResults, repo }, run.signal);
+      await deps.baselines.store(repo, baseSha, lines, baseline);
+      await deps.events.append(ctx.opId, 'step', {
+        step: 'baseline',
+        state: 'ready',
+        job: ctx.kind,
+        durationMs: Date.now() - started,
+        cached: false,
+        checks: summary(baseline),
+      });
+      return baseline;
+    });
+    // Awaited by the verification; until then a failure must not count as unhandled.
+    ctx.baseline.catch(() => undefined);
+    return { cached: false, beside: 'the model' };
   },
 };

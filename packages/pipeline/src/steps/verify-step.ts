@@ -38,7 +38,7 @@ export const verifyStep: Step<WorkContext> = {
     const greenOnHead = new Set(ctx.kind === 'revise' ? ctx.op.checks.filter((c) => c.passed).map((c) => c.name) : []);
     const blocking = [
       ...new Set([
-        ...blockingFailures(type, runs, baselineOf(ctx)),
+        ...blockingFailures(type, runs, await baselineOf(ctx)),
         ...runs.filter((r) => !r.passed && greenOnHead.has(r.name)),
       ]),
     ];

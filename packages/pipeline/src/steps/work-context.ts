@@ -34,7 +34,10 @@ export interface WorkContext extends FrameContext {
   readonly worktreeId: string;
   readonly tokenHolder: string;
   work?: PreparedWork;
-  baseline?: Record<string, BaselineCheck>;
+  /** The base's check results: known at once when stored, else still running beside the model (see the baseline step). */
+  baseline?: Promise<Record<string, BaselineCheck>>;
+  /** Stops a baseline still running when the job ends first. */
+  baselineRun?: AbortController;
   /** The checks as the model's loop last ran them on the final tree (verify reuses them). */
   finalChecks?: CheckRun[];
   /** The fixer's reports of this job's solve, for the failure report. */
@@ -49,7 +52,16 @@ export function workOf(ctx: WorkContext): PreparedWork {
   return ctx.work;
 }
 
-export function baselineOf(ctx: WorkContext): Record<string, BaselineCheck> {
+/**
+ * The baseline as far as it got, for a job that is ending: a run still going is stopped, and
+ * then nothing counts as pre-existing (as when no baseline was taken).
+ */
+export async function baselineAtEnd(ctx: WorkContext): Promise<Record<string, BaselineCheck>> {
+  ctx.baselineRun?.abort();
+  return (await ctx.baseline?.catch(() => undefined)) ?? {};
+}
+
+export function baselineOf(ctx: WorkContext): Promise<Record<string, BaselineCheck>> {
   if (!ctx.baseline) throw new Error(`step order: ${ctx.kind} used the baseline before the baseline step`);
   return ctx.baseline;
 }
