@@ -7,6 +7,7 @@ import {
   sse,
   startScriptedServer,
 } from '@pullwright/agent/testing';
+import { sampleSecret } from '@pullwright/security/credential-samples';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
@@ -14,7 +15,7 @@ import { waitForStatus } from './support/wait-for-status.ts';
 
 // Planted: it must reach the model server as a credential and appear nowhere else.
 const ANTHROPIC_KEY = 'sk-ant-api03-PLANTEDplantedPLANTEDplanted0123456789abcdef';
-const OPENAI_KEY = 'sk-proj-PLANTEDplantedPLANTEDplanted0123456789abcdefXYZ';
+const OPENAI_KEY = sampleSecret('openai-api-key', 17);
 
 const plan = {
   summary: 'slugify replaces only the first space; split on whitespace instead.',

@@ -17,12 +17,13 @@ describe('REST API contract', () => {
   afterAll(async () => sys?.stop());
 
   it('401 without a token or with a wrong one, and never echoes the token', async () => {
+    const WRONG_TOKEN = 'wrong-token-value';
     const none = await fetch(`${sys.api.url}/v1/operations`);
     expect(none.status).toBe(401);
-    const wrong = await sys.request('GET', '/v1/operations', undefined, { authorization: 'Bearer wrong-token-value' });
+    const wrong = await sys.request('GET', '/v1/operations', undefined, { authorization: `Bearer ${WRONG_TOKEN}` });
     expect(wrong.status).toBe(401);
     const text = await wrong.text();
-    expect(text).not.toContain('wrong-token-value');
+    expect(text).not.toContain(WRONG_TOKEN);
     expect(JSON.parse(text)).toMatchObject({ error: { code: 'unauthorized' } });
   });
 

@@ -135,8 +135,9 @@ describe('dashboard sign-in, sessions and CSRF', () => {
     const alice = await signIn(sys, ALICE);
     const bearer = await sys.request('GET', '/v1/operations');
     expect(bearer.status).toBe(200);
+    const WRONG_TOKEN = 'wrong-token-value-123456';
     const wrongBearer = await fetch(`${sys.api.url}/v1/operations`, {
-      headers: { authorization: 'Bearer wrong-token-value-123456', cookie: alice.cookie },
+      headers: { authorization: `Bearer ${WRONG_TOKEN}`, cookie: alice.cookie },
     });
     expect(wrongBearer.status).toBe(401);
     const noCredentials = await fetch(`${sys.api.url}/v1/operations`);

@@ -110,13 +110,14 @@ describe('board and metrics', () => {
   });
 
   it('GET /metrics takes a bearer token when METRICS_TOKEN is set, and queue age shows a waiting job', async () => {
-    sys = await startTestSystem({ worker: false, env: { METRICS_TOKEN: 'metrics-token-0123456789' } });
+    const METRICS_TOKEN = 'metrics-token-0123456789';
+    sys = await startTestSystem({ worker: false, env: { METRICS_TOKEN } });
     const repo = await createSampleRepo(sys.runtime.localForge!);
     await sys.request('POST', '/v1/operations', { type: 'debug', repo, description: 'fix slugify' });
     expect((await fetch(`${sys.api.url}/metrics`)).status).toBe(401);
     await new Promise((r) => setTimeout(r, 1100));
     const scrape = await fetch(`${sys.api.url}/metrics`, {
-      headers: { authorization: 'Bearer metrics-token-0123456789' },
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
     });
     const text = await scrape.text();
     // A run job waits in BullMQ's `prioritized` state (it carries the operation's priority).

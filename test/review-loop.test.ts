@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
+import { sampleSecret } from '@pullwright/security/credential-samples';
 import { REVISE_BLOCK, REVISE_INPUT, REVISE_VIEW } from '@pullwright/slack';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type GitHubTestSystem, startGitHubTestSystem } from './support/fake-github/github-test-system.ts';
@@ -12,7 +13,7 @@ import { postSigned } from './support/fake-slack-requests.ts';
 import { SAMPLE_DIR } from './support/sample-repo.ts';
 
 const SIGNING_SECRET = 'review-loop-signing-secret-0123';
-const BOT_TOKEN = 'xoxb-2233445566-7788990011-ReviewLoopBotTokenAbCd';
+const BOT_TOKEN = sampleSecret('slack-bot-token', 15);
 
 /** One revision: writes `file`, runs the checks, answers its one request as fixed. */
 function revision(file: string, content: string): ReplayTranscript {

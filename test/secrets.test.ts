@@ -1,14 +1,15 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sampleSecret } from '@pullwright/security/credential-samples';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
 
 // Each shaped like the real thing, so pattern rules as well as exact-value masking are exercised.
-const REPO_TOKEN = 'ghp_PLANTEDrepo0123456789abcdefghijklmno'; // in a file the repo's test prints
-const MODEL_TOKEN = 'ghp_PLANTEDmodel123456789abcdefghijklmno'; // in the model's output
+const REPO_TOKEN = sampleSecret('github-pat', 10); // in a file the repo's test prints
+const MODEL_TOKEN = sampleSecret('github-pat', 11); // in the model's output
 const SERVICE_SECRET = 'planted-service-secret-4f9a8b7c6d5e'; // in the worker's configuration
 const ENV_SECRET = 'planted-env-secret-0a1b2c3d4e5f6a7b'; // in the worker's process environment
 const PLANTED = [REPO_TOKEN, MODEL_TOKEN, SERVICE_SECRET, ENV_SECRET];

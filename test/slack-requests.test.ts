@@ -1,6 +1,6 @@
 import { signSlackRequest } from '@pullwright/slack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blockActionsBody, postSigned, slashCommandBody } from './support/fake-slack-requests.ts';
+import { blockActionsBody, postSigned, slashCommandBody, VERIFICATION_TOKEN } from './support/fake-slack-requests.ts';
 import { CHANNEL, REQUESTER, SIGNING_SECRET, type SlackSystem, startSlackSystem } from './support/fake-slack-system.ts';
 import { createSampleRepo } from './support/sample-repo.ts';
 
@@ -108,7 +108,7 @@ describe('Slack requests: signatures, parsing, retries', () => {
 
   it('answers the Events API URL check with the challenge', async () => {
     const body = JSON.stringify({
-      token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+      token: VERIFICATION_TOKEN,
       challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
       type: 'url_verification',
     });

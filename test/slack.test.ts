@@ -1,4 +1,5 @@
 import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
+import { sampleSecret } from '@pullwright/security/credential-samples';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedCall } from './support/fake-slack.ts';
 import {
@@ -13,7 +14,7 @@ import {
 import { createSampleRepo } from './support/sample-repo.ts';
 
 /** Planted in an operation's description: it must never reach Slack. */
-const PLANTED = 'xoxb-5555555555-6666666666-PlantedTokenInTheDescription';
+const PLANTED = sampleSecret('slack-bot-token', 16);
 
 function opIdOf(answer: Record<string, unknown>): string {
   return /`([a-z0-9]{12,})`/.exec(JSON.stringify(answer))![1]!;

@@ -1,4 +1,12 @@
+import { ALNUM, seededPick } from '@pullwright/security/credential-samples';
 import { signSlackRequest } from '@pullwright/slack';
+
+/**
+ * Slack's legacy verification token, which every payload still carries and nothing checks (a
+ * request is judged by its signature). Drawn at run time: a token-shaped literal here is what
+ * `pullwright scan .` reports.
+ */
+export const VERIFICATION_TOKEN = seededPick(24)(ALNUM, 24);
 
 export interface SlashCommandFields {
   command: string;
@@ -16,7 +24,7 @@ let triggers = 0;
 /** Every field Slack sends with a slash command, in Slack's order; form-encoded as Slack does. */
 export function slashCommandBody(fields: SlashCommandFields): string {
   return new URLSearchParams({
-    token: 'gIkuvaNzQIHg97ATvDxqgjtO',
+    token: VERIFICATION_TOKEN,
     team_id: 'T0001',
     team_domain: 'acme',
     channel_id: fields.channel_id ?? 'C0DEV0001',
@@ -45,7 +53,7 @@ export function blockActionsBody(input: {
     type: 'block_actions',
     user: { id: input.user, username: 'someone', team_id: 'T0001' },
     api_app_id: 'A0PULLWRT1',
-    token: 'gIkuvaNzQIHg97ATvDxqgjtO',
+    token: VERIFICATION_TOKEN,
     container: {
       type: 'message',
       message_ts: input.messageTs ?? '1700000000.000001',
@@ -78,7 +86,7 @@ export function eventCallbackBody(
   eventId = `Ev${(++events).toString().padStart(8, '0')}`,
 ): string {
   return JSON.stringify({
-    token: 'gIkuvaNzQIHg97ATvDxqgjtO',
+    token: VERIFICATION_TOKEN,
     team_id: 'T0001',
     api_app_id: 'A0PULLWRT1',
     event,

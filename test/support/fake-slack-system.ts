@@ -1,5 +1,6 @@
 import { createSlackServices, type SlackServices } from '@pullwright/api';
 import type { Operation, OperationEvent, OperationStatus } from '@pullwright/core';
+import { sampleSecret } from '@pullwright/security/credential-samples';
 import type { SlackNotifier } from '@pullwright/slack';
 import { type FakeSlack, startFakeSlack } from './fake-slack.ts';
 import {
@@ -14,9 +15,9 @@ import { startTestSystem, type TestSystem } from './test-runtime.ts';
 
 export const SIGNING_SECRET = 'test-signing-secret-4c1f9a0b7d2e';
 /** Shaped like a real bot token, so both the exact-value and the pattern redaction are exercised. */
-export const BOT_TOKEN = 'xoxb-1029384756-5647382910-TestBotTokenValueAbCdEf';
+export const BOT_TOKEN = sampleSecret('slack-bot-token', 17);
 /** An app-level token for Socket Mode. */
-export const APP_TOKEN = 'xapp-1-A0PULLWRT1-1234567890-TestAppLevelTokenValue0123';
+export const APP_TOKEN = sampleSecret('slack-app-token', 19);
 export const APPROVER = 'UAPPROVE01';
 export const REQUESTER = 'UDEV00001';
 export const CHANNEL = 'C0DEV0001';

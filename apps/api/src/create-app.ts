@@ -29,33 +29,15 @@ import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
 import { SessionStore } from './session-store.ts';
 import { slackRouter } from './slack-router.ts';
-import { createSlackServices } from './slack-services.ts';
+import { createSlackServices, type SlackRuntime } from './slack-services.ts';
 import { validate } from './validate.ts';
 import { wellFormedBody } from './well-formed-body.ts';
 
 const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/public');
 const READY_TIMEOUT_MS = 1000;
 
-export type ApiDeps = Pick<
-  Runtime,
-  | 'store'
-  | 'events'
-  | 'inbox'
-  | 'queue'
-  | 'forge'
-  | 'actions'
-  | 'redis'
-  | 'config'
-  | 'logger'
-  | 'keys'
-  | 'redactor'
-  | 'artifacts'
-  | 'locks'
-  | 'workspace'
-  | 'demo'
-  | 'features'
-  | 'featureRequests'
->;
+/** The API wires Slack itself, so it takes Slack's runtime plus what its own routes use. */
+export type ApiDeps = SlackRuntime & Pick<Runtime, 'artifacts' | 'locks' | 'workspace' | 'demo' | 'features'>;
 
 /** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
 async function operationOfBranch(store: ApiDeps['store'], branch: string) {

@@ -1,4 +1,4 @@
-import type { Runtime } from '@pullwright/pipeline';
+import type { Caller, Runtime } from '@pullwright/pipeline';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { dashboardDiff } from './dashboard-diff.ts';
@@ -55,31 +55,33 @@ export function dashboardRouter(deps: Deps, credentials: SessionCredentials): Ro
     return false;
   };
 
-  router.post('/:id/approve', async (req, res, next) => {
-    const session = asSession(res);
-    if (!session) return next();
-    const id = opId(req);
-    const { headSha } = validate(SessionApproveBody, req.body, 'body');
-    if (!approverOnly(session, res)) return;
-    res.json(await deps.actions.approve(id, credentials.callerOf(session.session), headSha));
-  });
+  /**
+   * `POST /:id/<action>` for a signed-in user: the body checked, then the approver list when
+   * `who` is `approvers`, and the session as the caller. A bearer request falls through to REST.
+   */
+  const sessionAction = <S extends z.ZodType>(
+    action: string,
+    body: S,
+    who: 'anyone' | 'approvers',
+    act: (id: string, by: Caller, body: z.infer<S>) => Promise<unknown>,
+  ): void => {
+    router.post(`/:id/${action}`, async (req, res, next) => {
+      const session = asSession(res);
+      if (!session) return next();
+      const id = opId(req);
+      const parsed = validate(body, req.body, 'body');
+      if (who === 'approvers' && !approverOnly(session, res)) return;
+      res.json(await act(id, credentials.callerOf(session.session), parsed));
+    });
+  };
 
-  router.post('/:id/reject', async (req, res, next) => {
-    const session = asSession(res);
-    if (!session) return next();
-    const id = opId(req);
-    const { reason } = validate(SessionRejectBody, req.body, 'body');
-    if (!approverOnly(session, res)) return;
-    res.json(await deps.actions.reject(id, credentials.callerOf(session.session), reason || undefined));
-  });
-
-  router.post('/:id/cancel', async (req, res, next) => {
-    const session = asSession(res);
-    if (!session) return next();
-    const id = opId(req);
-    validate(SessionCancelBody, req.body, 'body');
-    res.json(await deps.actions.cancel(id, credentials.callerOf(session.session)));
-  });
+  sessionAction('approve', SessionApproveBody, 'approvers', (id, by, { headSha }) =>
+    deps.actions.approve(id, by, headSha),
+  );
+  sessionAction('reject', SessionRejectBody, 'approvers', (id, by, { reason }) =>
+    deps.actions.reject(id, by, reason || undefined),
+  );
+  sessionAction('cancel', SessionCancelBody, 'anyone', (id, by) => deps.actions.cancel(id, by));
 
   router.post('/:id/retry', async (req, res) => {
     const id = opId(req);

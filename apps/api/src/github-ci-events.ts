@@ -8,37 +8,7 @@ import { operationForBranch } from './operation-for-branch.ts';
 /** Conclusions that are a red check (a cancelled or skipped run is not a finding). */
 const RED = new Set(['failure', 'timed_out', 'startup_failure']);
 
-const CheckSuiteEvent = z.object({
-  action: z.string(),
-  check_suite: z.object({
-    head_branch: z.string().nullable(),
-    head_sha: z.string(),
-    conclusion: z.string().nullable(),
-    url: z.string().optional(),
-  }),
-  repository: GitHubRepository,
-});
-const CheckRunEvent = z.object({
-  action: z.string(),
-  check_run: z.object({
-    head_sha: z.string(),
-    conclusion: z.string().nullable(),
-    html_url: z.string().nullish(),
-    check_suite: z.object({ head_branch: z.string().nullable() }),
-  }),
-  repository: GitHubRepository,
-});
-const WorkflowRunEvent = z.object({
-  action: z.string(),
-  workflow_run: z.object({
-    head_branch: z.string().nullable(),
-    head_sha: z.string(),
-    conclusion: z.string().nullable(),
-    html_url: z.string(),
-  }),
-  repository: GitHubRepository,
-});
-
+/** What a completed CI run says, whichever event reported it. */
 interface Completed {
   action: string;
   repo: string;
@@ -47,6 +17,60 @@ interface Completed {
   conclusion: string | null;
   url?: string | undefined;
 }
+
+type CiEvent = 'check_suite' | 'check_run' | 'workflow_run';
+
+/** What every CI event carries besides its run. */
+const CiEventBase = z.object({ action: z.string(), repository: GitHubRepository });
+
+/** Each event's payload, read into the one shape `#completed` judges. */
+const COMPLETED: Record<CiEvent, z.ZodType<Completed>> = {
+  check_suite: CiEventBase.extend({
+    check_suite: z.object({
+      head_branch: z.string().nullable(),
+      head_sha: z.string(),
+      conclusion: z.string().nullable(),
+      url: z.string().optional(),
+    }),
+  }).transform(({ action, repository, check_suite: s }) => ({
+    action,
+    repo: repository.full_name,
+    branch: s.head_branch,
+    headSha: s.head_sha,
+    conclusion: s.conclusion,
+    url: s.url,
+  })),
+  check_run: CiEventBase.extend({
+    check_run: z.object({
+      head_sha: z.string(),
+      conclusion: z.string().nullable(),
+      html_url: z.string().nullish(),
+      check_suite: z.object({ head_branch: z.string().nullable() }),
+    }),
+  }).transform(({ action, repository, check_run: r }) => ({
+    action,
+    repo: repository.full_name,
+    branch: r.check_suite.head_branch,
+    headSha: r.head_sha,
+    conclusion: r.conclusion,
+    url: r.html_url ?? undefined,
+  })),
+  workflow_run: CiEventBase.extend({
+    workflow_run: z.object({
+      head_branch: z.string().nullable(),
+      head_sha: z.string(),
+      conclusion: z.string().nullable(),
+      html_url: z.string(),
+    }),
+  }).transform(({ action, repository, workflow_run: w }) => ({
+    action,
+    repo: repository.full_name,
+    branch: w.head_branch,
+    headSha: w.head_sha,
+    conclusion: w.conclusion,
+    url: w.html_url,
+  })),
+};
 
 interface GitHubCiEventsDeps {
   store: OperationStore;
@@ -61,45 +85,8 @@ interface GitHubCiEventsDeps {
 export class GitHubCiEvents {
   constructor(private readonly deps: GitHubCiEventsDeps) {}
 
-  handle(event: 'check_suite' | 'check_run' | 'workflow_run', payload: unknown): Promise<string> {
-    switch (event) {
-      case 'check_suite': {
-        const e = CheckSuiteEvent.parse(payload);
-        const s = e.check_suite;
-        return this.#completed({
-          ...e,
-          repo: e.repository.full_name,
-          branch: s.head_branch,
-          headSha: s.head_sha,
-          conclusion: s.conclusion,
-          url: s.url,
-        });
-      }
-      case 'check_run': {
-        const e = CheckRunEvent.parse(payload);
-        const r = e.check_run;
-        return this.#completed({
-          action: e.action,
-          repo: e.repository.full_name,
-          branch: r.check_suite.head_branch,
-          headSha: r.head_sha,
-          conclusion: r.conclusion,
-          url: r.html_url ?? undefined,
-        });
-      }
-      case 'workflow_run': {
-        const e = WorkflowRunEvent.parse(payload);
-        const w = e.workflow_run;
-        return this.#completed({
-          action: e.action,
-          repo: e.repository.full_name,
-          branch: w.head_branch,
-          headSha: w.head_sha,
-          conclusion: w.conclusion,
-          url: w.html_url,
-        });
-      }
-    }
+  handle(event: CiEvent, payload: unknown): Promise<string> {
+    return this.#completed(COMPLETED[event].parse(payload));
   }
 
   async #completed(c: Completed): Promise<string> {

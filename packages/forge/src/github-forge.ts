@@ -41,6 +41,9 @@ export interface GitHubForgeOptions {
   refreshMarginMs?: number;
 }
 
+/** The owner and name Octokit takes for a repository's endpoints, spread into each call. */
+type RepoAt = { owner: string; repo: string };
+
 type PullData = {
   number: number;
   html_url: string;
@@ -112,136 +115,108 @@ export class GitHubForge implements Forge {
   async openPullRequest(req: OpenPullRequest): Promise<PullRequest> {
     const existing = await this.findOpenPullRequest(req.repo, req.head);
     if (existing) return existing;
-    const [owner, repo] = splitRepo(req.repo);
-    const api = await this.#api(req.repo);
-    try {
-      const { data } = await api.rest.pulls.create({
-        owner,
-        repo,
-        head: req.head,
-        base: req.base,
-        title: req.title,
-        body: req.body,
-        draft: req.draft ?? this.options.draft ?? false,
-      });
-      return toPullRequest(req.repo, data);
-    } catch (err) {
+    return this.#call(
+      req.repo,
+      `opening a pull request for ${req.head}`,
+      async (api, at) => {
+        const { data } = await api.rest.pulls.create({
+          ...at,
+          head: req.head,
+          base: req.base,
+          title: req.title,
+          body: req.body,
+          draft: req.draft ?? this.options.draft ?? false,
+        });
+        return toPullRequest(req.repo, data);
+      },
       // Another worker opened it between our lookup and our create: use theirs.
-      if (statusOf(err) === 422) {
-        const again = await this.findOpenPullRequest(req.repo, req.head);
-        if (again) return again;
-      }
-      throw forgeError(`opening a pull request for ${req.head}`, err);
-    }
+      async (err) => (statusOf(err) === 422 ? this.findOpenPullRequest(req.repo, req.head) : undefined),
+    );
   }
 
-  async findOpenPullRequest(repo: string, head: string): Promise<PullRequest | undefined> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      const { data } = await api.rest.pulls.list({ owner, repo: name, head: `${owner}:${head}`, state: 'open' });
+  findOpenPullRequest(repo: string, head: string): Promise<PullRequest | undefined> {
+    return this.#call(repo, `listing pull requests of ${repo}`, async (api, at) => {
+      const { data } = await api.rest.pulls.list({ ...at, head: `${at.owner}:${head}`, state: 'open' });
       const first = data[0];
       return first ? toPullRequest(repo, first) : undefined;
-    } catch (err) {
-      throw forgeError(`listing pull requests of ${repo}`, err);
-    }
+    });
   }
 
-  async getPullRequest(repo: string, number: number): Promise<PullRequest> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      const { data } = await api.rest.pulls.get({ owner, repo: name, pull_number: number });
+  getPullRequest(repo: string, number: number): Promise<PullRequest> {
+    return this.#call(repo, `reading pull request #${number}`, async (api, at) => {
+      const { data } = await api.rest.pulls.get({ ...at, pull_number: number });
       return toPullRequest(repo, data);
-    } catch (err) {
-      throw forgeError(`reading pull request #${number}`, err);
-    }
+    });
   }
 
   /** GitHub checks `sha` against the head itself, atomically with the merge. */
-  async mergePullRequest(
+  mergePullRequest(
     repo: string,
     number: number,
     options: { expectedHeadSha: string; message: string },
   ): Promise<MergeResult> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
     const [title, ...rest] = options.message.split('\n');
-    try {
-      const { data } = await api.rest.pulls.merge({
-        owner,
-        repo: name,
-        pull_number: number,
-        sha: options.expectedHeadSha,
-        merge_method: 'merge',
-        commit_title: title ?? `Merge pull request #${number}`,
-        commit_message: rest.join('\n').trim(),
-      });
-      return { mergeSha: data.sha };
-    } catch (err) {
-      const status = statusOf(err);
-      if (status === 409) {
-        throw new PullwrightError(
-          'conflict',
-          `head moved: pull request #${number} is no longer at ${options.expectedHeadSha.slice(0, 12)}`,
-          { status },
-        );
-      }
-      if (status === 405) throw new PullwrightError('conflict', `pull request #${number} is not mergeable`, { status });
-      throw forgeError(`merging pull request #${number}`, err);
-    }
+    return this.#call(
+      repo,
+      `merging pull request #${number}`,
+      async (api, at) => {
+        const { data } = await api.rest.pulls.merge({
+          ...at,
+          pull_number: number,
+          sha: options.expectedHeadSha,
+          merge_method: 'merge',
+          commit_title: title ?? `Merge pull request #${number}`,
+          commit_message: rest.join('\n').trim(),
+        });
+        return { mergeSha: data.sha };
+      },
+      (err) => {
+        const status = statusOf(err);
+        if (status === 409) {
+          throw new PullwrightError(
+            'conflict',
+            `head moved: pull request #${number} is no longer at ${options.expectedHeadSha.slice(0, 12)}`,
+            { status },
+          );
+        }
+        if (status === 405)
+          throw new PullwrightError('conflict', `pull request #${number} is not mergeable`, { status });
+        return undefined;
+      },
+    );
   }
 
   async closePullRequest(repo: string, number: number): Promise<void> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      await api.rest.pulls.update({ owner, repo: name, pull_number: number, state: 'closed' });
-    } catch (err) {
-      throw forgeError(`closing pull request #${number}`, err);
-    }
+    await this.#call(repo, `closing pull request #${number}`, (api, at) =>
+      api.rest.pulls.update({ ...at, pull_number: number, state: 'closed' }),
+    );
   }
 
   async updatePullRequestBody(repo: string, number: number, body: string): Promise<void> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      await api.rest.pulls.update({ owner, repo: name, pull_number: number, body });
-    } catch (err) {
-      throw forgeError(`updating pull request #${number}`, err);
-    }
+    await this.#call(repo, `updating pull request #${number}`, (api, at) =>
+      api.rest.pulls.update({ ...at, pull_number: number, body }),
+    );
   }
 
-  async pullRequestDiff(repo: string, number: number): Promise<string> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      const { data } = await api.rest.pulls.get({
-        owner,
-        repo: name,
-        pull_number: number,
-        mediaType: { format: 'diff' },
-      });
+  pullRequestDiff(repo: string, number: number): Promise<string> {
+    return this.#call(repo, `reading the diff of pull request #${number}`, async (api, at) => {
+      const { data } = await api.rest.pulls.get({ ...at, pull_number: number, mediaType: { format: 'diff' } });
       return data as unknown as string;
-    } catch (err) {
-      throw forgeError(`reading the diff of pull request #${number}`, err);
-    }
+    });
   }
 
   /**
    * One comment per PR, found again by its marker among the comments our app wrote (a
    * person quoting the marker does not make their comment ours), then edited in place.
    */
-  async upsertTrackingComment(repo: string, number: number, body: string): Promise<void> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
+  upsertTrackingComment(repo: string, number: number, body: string): Promise<void> {
     const text = `${TRACKING_COMMENT_MARKER}\n${body}`;
     const key = `${repo}#${number}`;
-    try {
-      const id = this.#trackingComments.get(key) ?? (await this.#findTrackingComment(api, owner, name, number));
+    return this.#call(repo, `updating the tracking comment on #${number}`, async (api, at) => {
+      const id = this.#trackingComments.get(key) ?? (await this.#findTrackingComment(api, at, number));
       if (id !== undefined) {
         try {
-          await api.rest.issues.updateComment({ owner, repo: name, comment_id: id, body: text });
+          await api.rest.issues.updateComment({ ...at, comment_id: id, body: text });
           this.#trackingComments.set(key, id);
           return;
         } catch (err) {
@@ -249,23 +224,18 @@ export class GitHubForge implements Forge {
           if (statusOf(err) !== 404) throw err;
         }
       }
-      const { data } = await api.rest.issues.createComment({ owner, repo: name, issue_number: number, body: text });
+      const { data } = await api.rest.issues.createComment({ ...at, issue_number: number, body: text });
       this.#trackingComments.set(key, data.id);
-    } catch (err) {
-      throw forgeError(`updating the tracking comment on #${number}`, err);
-    }
+    });
   }
 
-  async listReviewComments(repo: string, number: number, reviewId?: number): Promise<ReviewComment[]> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
+  listReviewComments(repo: string, number: number, reviewId?: number): Promise<ReviewComment[]> {
+    return this.#call(repo, `listing review comments of #${number}`, async (api, at) => {
       const data =
         reviewId === undefined
-          ? await api.paginate(api.rest.pulls.listReviewComments, { owner, repo: name, pull_number: number })
+          ? await api.paginate(api.rest.pulls.listReviewComments, { ...at, pull_number: number })
           : await api.paginate(api.rest.pulls.listCommentsForReview, {
-              owner,
-              repo: name,
+              ...at,
               pull_number: number,
               review_id: reviewId,
             });
@@ -281,25 +251,13 @@ export class GitHubForge implements Forge {
             ...(typeof line === 'number' ? { line } : {}),
           };
         });
-    } catch (err) {
-      throw forgeError(`listing review comments of #${number}`, err);
-    }
+    });
   }
 
   async replyToReviewComment(repo: string, number: number, commentId: number, body: string): Promise<void> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      await api.rest.pulls.createReplyForReviewComment({
-        owner,
-        repo: name,
-        pull_number: number,
-        comment_id: commentId,
-        body,
-      });
-    } catch (err) {
-      throw forgeError(`replying to review comment ${commentId}`, err);
-    }
+    await this.#call(repo, `replying to review comment ${commentId}`, (api, at) =>
+      api.rest.pulls.createReplyForReviewComment({ ...at, pull_number: number, comment_id: commentId, body }),
+    );
   }
 
   /** `GET /app` with the app's JWT, once per process: the bot user is `<slug>[bot]`. */
@@ -315,32 +273,22 @@ export class GitHubForge implements Forge {
   }
 
   async addReaction(repo: string, target: ReactionTarget, content: ReactionContent): Promise<void> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      if ('issue' in target)
-        await api.rest.reactions.createForIssue({ owner, repo: name, issue_number: target.issue, content });
-      else await api.rest.reactions.createForIssueComment({ owner, repo: name, comment_id: target.comment, content });
-    } catch (err) {
-      throw forgeError('adding a reaction', err);
-    }
+    await this.#call(repo, 'adding a reaction', (api, at) =>
+      'issue' in target
+        ? api.rest.reactions.createForIssue({ ...at, issue_number: target.issue, content })
+        : api.rest.reactions.createForIssueComment({ ...at, comment_id: target.comment, content }),
+    );
   }
 
   async commentOnIssue(repo: string, number: number, body: string): Promise<void> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      await api.rest.issues.createComment({ owner, repo: name, issue_number: number, body });
-    } catch (err) {
-      throw forgeError(`commenting on #${number}`, err);
-    }
+    await this.#call(repo, `commenting on #${number}`, (api, at) =>
+      api.rest.issues.createComment({ ...at, issue_number: number, body }),
+    );
   }
 
-  async listCheckRuns(repo: string, sha: string): Promise<CheckRun[]> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      const runs = await api.paginate(api.rest.checks.listForRef, { owner, repo: name, ref: sha, per_page: 100 });
+  listCheckRuns(repo: string, sha: string): Promise<CheckRun[]> {
+    return this.#call(repo, `listing the check runs of ${sha.slice(0, 12)}`, async (api, at) => {
+      const runs = await api.paginate(api.rest.checks.listForRef, { ...at, ref: sha, per_page: 100 });
       return runs.map((r) => ({
         id: r.id,
         name: r.name,
@@ -350,22 +298,17 @@ export class GitHubForge implements Forge {
         title: r.output.title ?? '',
         summary: r.output.summary ?? '',
       }));
-    } catch (err) {
-      throw forgeError(`listing the check runs of ${sha.slice(0, 12)}`, err);
-    }
+    });
   }
 
   /**
    * Annotations from the Checks API; the log from Actions (a check run of GitHub Actions is a
    * job with the same id). Another CI app's run has no log the app can read: an empty log.
    */
-  async checkRunDetails(repo: string, checkRunId: number): Promise<CheckRunDetails> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
+  checkRunDetails(repo: string, checkRunId: number): Promise<CheckRunDetails> {
+    return this.#call(repo, `reading check run ${checkRunId}`, async (api, at) => {
       const { data } = await api.rest.checks.listAnnotations({
-        owner,
-        repo: name,
+        ...at,
         check_run_id: checkRunId,
         per_page: MAX_ANNOTATIONS,
       });
@@ -373,7 +316,7 @@ export class GitHubForge implements Forge {
         (a) =>
           `${a.path}:${a.start_line}: ${a.annotation_level ?? 'failure'}: ${a.title ? `${a.title}: ` : ''}${a.message ?? ''}`,
       );
-      const log = await api.rest.actions.downloadJobLogsForWorkflowRun({ owner, repo: name, job_id: checkRunId }).then(
+      const log = await api.rest.actions.downloadJobLogsForWorkflowRun({ ...at, job_id: checkRunId }).then(
         ({ data: text }) => String(text).slice(-LOG_TAIL_BYTES),
         (err: unknown) => {
           if (statusOf(err) === 404 || statusOf(err) === 403) return '';
@@ -381,21 +324,19 @@ export class GitHubForge implements Forge {
         },
       );
       return { annotations, log };
-    } catch (err) {
-      throw forgeError(`reading check run ${checkRunId}`, err);
-    }
+    });
   }
 
-  async hasWriteAccess(repo: string, user: string): Promise<boolean> {
-    const [owner, name] = splitRepo(repo);
-    const api = await this.#api(repo);
-    try {
-      const { data } = await api.rest.repos.getCollaboratorPermissionLevel({ owner, repo: name, username: user });
-      return WRITE_ROLES.has(data.role_name) || WRITE_ROLES.has(data.permission);
-    } catch (err) {
-      if (statusOf(err) === 404) return false;
-      throw forgeError(`reading ${user}'s permission on ${repo}`, err);
-    }
+  hasWriteAccess(repo: string, user: string): Promise<boolean> {
+    return this.#call(
+      repo,
+      `reading ${user}'s permission on ${repo}`,
+      async (api, at) => {
+        const { data } = await api.rest.repos.getCollaboratorPermissionLevel({ ...at, username: user });
+        return WRITE_ROLES.has(data.role_name) || WRITE_ROLES.has(data.permission);
+      },
+      (err) => (statusOf(err) === 404 ? false : undefined),
+    );
   }
 
   /** Revokes every token this process still holds. */
@@ -403,8 +344,30 @@ export class GitHubForge implements Forge {
     return this.tokens.revokeAll();
   }
 
-  async #findTrackingComment(api: Octokit, owner: string, repo: string, number: number): Promise<number | undefined> {
-    const comments = await api.paginate(api.rest.issues.listComments, { owner, repo, issue_number: number });
+  /**
+   * One REST call for `repo` with its installation client. A failure becomes a `forge_failed`
+   * error saying what was being done (the token scrubbed), unless `recover` answers instead:
+   * it returns the result, throws its own error, or returns undefined to report the failure.
+   */
+  async #call<T>(
+    repo: string,
+    doing: string,
+    call: (api: Octokit, at: RepoAt) => Promise<T>,
+    recover?: (err: unknown) => T | undefined | Promise<T | undefined>,
+  ): Promise<T> {
+    const [owner, name] = splitRepo(repo);
+    const api = await this.#api(repo);
+    try {
+      return await call(api, { owner, repo: name });
+    } catch (err) {
+      const recovered = await recover?.(err);
+      if (recovered !== undefined) return recovered;
+      throw forgeError(doing, err);
+    }
+  }
+
+  async #findTrackingComment(api: Octokit, at: RepoAt, number: number): Promise<number | undefined> {
+    const comments = await api.paginate(api.rest.issues.listComments, { ...at, issue_number: number });
     return comments.find((c) => c.user?.type === 'Bot' && c.body?.startsWith(TRACKING_COMMENT_MARKER))?.id;
   }
 

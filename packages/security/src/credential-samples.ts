@@ -469,6 +469,17 @@ structural(
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;
 
+/**
+ * A secret in `ruleId`'s documented format for a test to plant, drawn from `seed` at run time:
+ * no literal credential sits in a test file for push protection or `pullwright scan .` to
+ * report. Different seeds give different secrets of the same format.
+ */
+export function sampleSecret(ruleId: string, seed: number): string {
+  const sample = samples.find((s) => s.ruleId === ruleId);
+  if (!sample) throw new Error(`no credential sample for rule ${ruleId}`);
+  return sample.secret(seededPick(seed));
+}
+
 /** `PAYMENTS_API_KEY` → `paymentsApiKey`. */
 function camel(name: string): string {
   return name.toLowerCase().replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase());

@@ -7,6 +7,7 @@ import {
   unknownEventType,
 } from '@pullwright/core';
 import type { KnownBlock } from '@slack/types';
+import { actionButton, confirmDialog, section } from './block-kit.ts';
 import { escapeSlackText } from './escape-slack-text.ts';
 import type { SlackMessage } from './slack-client.ts';
 
@@ -81,33 +82,8 @@ function formatTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-function section(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text } };
-}
-
 function context(text: string): KnownBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text }] };
-}
-
-/** Slack's "are you sure?" on a button that cannot be undone. */
-/** A Block Kit button whose value names what it acts on (the operation, and for approvals the head sha). */
-function actionButton(action_id: string, text: string, value: string, style?: 'primary' | 'danger') {
-  return {
-    type: 'button' as const,
-    action_id,
-    text: { type: 'plain_text' as const, text },
-    value,
-    ...(style ? { style } : {}),
-  };
-}
-
-function confirmDialog(title: string, text: string, confirm: string) {
-  return {
-    title: { type: 'plain_text' as const, text: title },
-    text: { type: 'plain_text' as const, text },
-    confirm: { type: 'plain_text' as const, text: confirm },
-    deny: { type: 'plain_text' as const, text: 'Keep' },
-  };
 }
 
 const CONFIRM_REJECT = confirmDialog(

@@ -1,5 +1,6 @@
 import { interdiffPath, type Operation } from '@pullwright/core';
 import type { KnownBlock, View } from '@slack/types';
+import { actionButton, confirmDialog, section } from './block-kit.ts';
 import { escapeSlackText } from './escape-slack-text.ts';
 import type { SlackMessage } from './slack-client.ts';
 
@@ -12,15 +13,8 @@ export const REVISE_VIEW = 'pw_revise_view';
 export const REVISE_BLOCK = 'pw_revise_text';
 export const REVISE_INPUT = 'pw_revise_input';
 
-const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
-
 export function reviseButton(opId: string) {
-  return {
-    type: 'button' as const,
-    action_id: REVISE_ACTION,
-    text: { type: 'plain_text' as const, text: 'Request changes' },
-    value: opId,
-  };
+  return actionButton(REVISE_ACTION, 'Request changes', opId);
 }
 
 /** The modal a Request changes click opens; `private_metadata` carries the operation id back. */
@@ -108,15 +102,12 @@ export function deployNote(step: string, d: Record<string, unknown>): SlackMessa
 
 export function deployButton(opId: string) {
   return {
-    type: 'button' as const,
-    action_id: DEPLOY_ACTION,
-    text: { type: 'plain_text' as const, text: 'Deploy' },
-    value: opId,
-    confirm: {
-      title: { type: 'plain_text' as const, text: 'Deploy this change?' },
-      text: { type: 'plain_text' as const, text: 'Runs the repository’s deploy for the merged commit.' },
-      confirm: { type: 'plain_text' as const, text: 'Deploy' },
-      deny: { type: 'plain_text' as const, text: 'Not now' },
-    },
+    ...actionButton(DEPLOY_ACTION, 'Deploy', opId),
+    confirm: confirmDialog(
+      'Deploy this change?',
+      'Runs the repository’s deploy for the merged commit.',
+      'Deploy',
+      'Not now',
+    ),
   };
 }

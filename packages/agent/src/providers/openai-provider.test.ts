@@ -1,3 +1,4 @@
+import { sampleSecret } from '@pullwright/security/credential-samples';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelMessage, ModelRequest, ToolSpec } from '../model-provider.ts';
 import { OpenAIProvider, type OpenAIProviderOptions } from './openai-provider.ts';
@@ -12,7 +13,7 @@ import {
   startScriptedServer,
 } from './testing/scripted-server.ts';
 
-const API_KEY = 'sk-proj-TESTKEYdoNotLeak0123456789abcdefghijklmnopQR';
+const API_KEY = sampleSecret('openai-api-key', 15);
 
 const TOOLS: ToolSpec[] = [
   {

@@ -1,20 +1,11 @@
-import { isPullwrightError } from '@pullwright/core';
+import { isPullwrightError, type CheckRun as RecordedCheckRun } from '@pullwright/core';
 import type { PathGuard } from '@pullwright/security';
 import { z } from 'zod';
 import type { ToolSpec } from '../model-provider.ts';
 import { toolErrorMessage } from './tool-error-message.ts';
 
 /** Result of one repo check (test, lint…) as the agent sees it. */
-export interface CheckRun {
-  name: string;
-  command: string;
-  passed: boolean;
-  exitCode: number | null;
-  durationMs: number;
-  output: string;
-  timedOut: boolean;
-  /** Failing test names when the runner's output tells them (see check-failures.ts). */
-  failingTests: string[];
+export interface CheckRun extends RecordedCheckRun {
   /** Served from an earlier run on the same tree (see CheckResultCache), not run again. */
   reused?: boolean;
 }
