@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 /** How much history to add: `commits` commits, each rewriting one of `files` files under `dir` with `bytes` of fresh content. */
-export interface HistoryShape {
+interface HistoryShape {
   commits: number;
   files: number;
   bytes: number;

@@ -2,9 +2,9 @@ import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The demo's slugify repository: its bug, its failing tests and its recorded fix. */
-export const SAMPLE_DIR = path.resolve(import.meta.dirname, '../../apps/cli/demo/sample-repo');
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '../../apps/cli/demo/sample-repo');
 
-export interface LibraryShape {
+interface LibraryShape {
   /** Source modules beside slugify, each with its own test file. */
   modules: number;
   testsPerModule: number;
