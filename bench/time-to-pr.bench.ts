@@ -85,7 +85,8 @@ async function operation(runtime: Runtime): Promise<{ firstModelMs: number; jobM
   return {
     firstModelMs: (firstModel ? at(firstModel) : Number.NaN) - started,
     jobMs: (opened ? at(opened) : Number.NaN) - started,
-    steps: events.filter((e) => e.type === 'step' && e.data.state === 'finished'),
+    // `ready`: a baseline that ran beside the model (its time overlaps the agent's).
+    steps: events.filter((e) => e.type === 'step' && (e.data.state === 'finished' || e.data.state === 'ready')),
   };
 }
 
@@ -166,7 +167,7 @@ export default async function timeToPrBench(opts: { smoke: boolean }): Promise<B
     const byStep = new Map<string, number[]>();
     for (const w of warm)
       for (const s of w.steps) {
-        const name = String(s.data.step);
+        const name = s.data.state === 'ready' ? `${String(s.data.step)} (beside the model)` : String(s.data.step);
         byStep.set(name, [...(byStep.get(name) ?? []), Number(s.data.durationMs ?? 0)]);
       }
     const commits = Number(
