@@ -23,6 +23,7 @@ import {
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import { assertNoEviction } from './assert-no-eviction.ts';
 import { eventCursor, recordJobMetrics } from './job-metrics.ts';
+import { startMirrorPrefetch } from './mirror-prefetch.ts';
 import { STALLED_OUT, StalledJobReaper } from './stalled-job-reaper.ts';
 import { StuckWatchdog } from './stuck-watchdog.ts';
 import { MAX_JOB_STARTS, retryDelayMs } from './transient-errors.ts';
@@ -202,6 +203,13 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
   });
   worker.on('error', (err) => logger.warn({ err: redactor.redact(err.message) }, 'worker error'));
   await worker.waitUntilReady();
+  const prefetchConnection = duplicateRedis(runtime.redis, { maxRetriesPerRequest: null });
+  const prefetch = await startMirrorPrefetch(
+    runtime,
+    prefetchConnection,
+    () => running.size >= config.workerConcurrency,
+    logger,
+  );
   watchdog.start();
   const sweep = () =>
     reaper.sweep().catch((err) => logger.warn({ err: redactor.redact((err as Error).message) }, 'reaper failed'));
@@ -232,6 +240,8 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
           );
         }
         await watchdog.stop();
+        await prefetch.close();
+        prefetchConnection.disconnect();
         connection.disconnect();
         return drained;
       })();

@@ -61,6 +61,8 @@ export class WorkspaceManager {
   readonly #mutex = new KeyedMutex();
   /** The remote URL each mirror was last given by this process: read from git once, not per job. */
   readonly #remoteUrls = new Map<string, string>();
+  /** When this process's last completed fetch of each mirror started (ms since the epoch). */
+  readonly #fetchStarted = new Map<string, number>();
 
   constructor(
     readonly root: string,
@@ -78,39 +80,62 @@ export class WorkspaceManager {
   /** Creates the mirror when missing and fetches every branch. */
   async syncMirror(repo: string, cloneUrl: string, auth?: GitAuth): Promise<string> {
     const dir = this.mirrorDir(repo);
+    return this.#mutex.run(dir, () => this.#sync(dir, cloneUrl, auth));
+  }
+
+  /**
+   * The mirror as of `since` at least: when a fetch that started at or after `since` has
+   * completed here (fetched ahead while the job waited in the queue), nothing more is fetched
+   * ('ahead'); otherwise it is fetched now ('now').
+   */
+  async syncMirrorSince(
+    repo: string,
+    cloneUrl: string,
+    auth: GitAuth | undefined,
+    since: number,
+  ): Promise<'ahead' | 'now'> {
+    const dir = this.mirrorDir(repo);
     return this.#mutex.run(dir, async () => {
-      if (!existsSync(path.join(dir, 'HEAD'))) {
-        // Built aside and renamed into place: another worker process sharing this directory
-        // (or a kill half-way) never sees, or leaves, a mirror without its remote.
-        await mkdir(path.dirname(dir), { recursive: true });
-        const staging = `${dir}.${process.pid}.${Date.now().toString(36)}.tmp`;
-        const git = gitClient(path.dirname(dir));
-        await git.raw(['init', '--bare', staging]);
-        const staged = gitClient(staging);
-        await staged.raw(['remote', 'add', 'origin', cloneUrl]);
-        await staged.raw(['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
-        await rename(staging, dir).catch(async (err: NodeJS.ErrnoException) => {
-          await rm(staging, { recursive: true, force: true });
-          // Another process won the race: its mirror is as good as ours.
-          if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
-        });
-      } else {
-        // Written only when it changed: a worker killed mid-write leaves config.lock behind,
-        // and every later write of the config would fail on it (the crash loop on a Cluster
-        // found this). Reading needs no lock.
-        const current =
-          this.#remoteUrls.get(dir) ??
-          (
-            await gitClient(dir)
-              .raw(['config', '--get', 'remote.origin.url'])
-              .catch(() => '')
-          ).trim();
-        if (current !== cloneUrl) await gitClient(dir).raw(['remote', 'set-url', 'origin', cloneUrl]);
-      }
-      this.#remoteUrls.set(dir, cloneUrl);
-      await gitClient(dir, auth).raw(['fetch', '--quiet', '--prune', '--no-tags', 'origin']);
-      return dir;
+      if ((this.#fetchStarted.get(dir) ?? Number.NEGATIVE_INFINITY) >= since) return 'ahead';
+      await this.#sync(dir, cloneUrl, auth);
+      return 'now';
     });
+  }
+
+  async #sync(dir: string, cloneUrl: string, auth?: GitAuth): Promise<string> {
+    if (!existsSync(path.join(dir, 'HEAD'))) {
+      // Built aside and renamed into place: another worker process sharing this directory
+      // (or a kill half-way) never sees, or leaves, a mirror without its remote.
+      await mkdir(path.dirname(dir), { recursive: true });
+      const staging = `${dir}.${process.pid}.${Date.now().toString(36)}.tmp`;
+      const git = gitClient(path.dirname(dir));
+      await git.raw(['init', '--bare', staging]);
+      const staged = gitClient(staging);
+      await staged.raw(['remote', 'add', 'origin', cloneUrl]);
+      await staged.raw(['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
+      await rename(staging, dir).catch(async (err: NodeJS.ErrnoException) => {
+        await rm(staging, { recursive: true, force: true });
+        // Another process won the race: its mirror is as good as ours.
+        if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+      });
+    } else {
+      // Written only when it changed: a worker killed mid-write leaves config.lock behind,
+      // and every later write of the config would fail on it (the crash loop on a Cluster
+      // found this). Reading needs no lock.
+      const current =
+        this.#remoteUrls.get(dir) ??
+        (
+          await gitClient(dir)
+            .raw(['config', '--get', 'remote.origin.url'])
+            .catch(() => '')
+        ).trim();
+      if (current !== cloneUrl) await gitClient(dir).raw(['remote', 'set-url', 'origin', cloneUrl]);
+    }
+    this.#remoteUrls.set(dir, cloneUrl);
+    const started = Date.now();
+    await gitClient(dir, auth).raw(['fetch', '--quiet', '--prune', '--no-tags', 'origin']);
+    this.#fetchStarted.set(dir, started);
+    return dir;
   }
 
   /**

@@ -27,7 +27,9 @@ export const prepareStep: Step<WorkContext> = {
     // A token of this job's own (GitHub: scoped to this repository), revoked when the job ends.
     const auth = await forge.gitAuth(repo, ctx.tokenHolder);
     const cloneUrl = forge.cloneUrl(repo);
-    await workspace.syncMirror(repo, cloneUrl, auth);
+    // Fetched once the request exists: ahead, while the job waited for a busy worker (the
+    // worker's MirrorPrefetch), or now.
+    const fetched = await workspace.syncMirrorSince(repo, cloneUrl, auth, Date.parse(ctx.op.createdAt));
     const baseSha = ctx.op.baseSha ?? (await workspace.branchSha(repo, ctx.op.baseBranch));
     if (!baseSha) throw new StopOperation('failed', `base branch ${ctx.op.baseBranch} does not exist in ${repo}`);
     // The base files every job reads, in one git call. The one parse of the base commit's
@@ -114,6 +116,6 @@ export const prepareStep: Step<WorkContext> = {
         { branch, baseSha },
         { type: 'checkpoint', data: { step: 'branch', branch, baseSha } },
       );
-    return { branch, baseSha, startSha, resumed: ws.resumed, checks: Object.keys(commands.checks) };
+    return { branch, baseSha, startSha, resumed: ws.resumed, fetched, checks: Object.keys(commands.checks) };
   },
 };
