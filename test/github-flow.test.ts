@@ -176,7 +176,10 @@ describe('GitHub App flow against a GHES-style server', () => {
     expect(tracking[0]!.body).toContain(`Fixed in ${after.slice(0, 7)}`);
     expect(tracking[0]!.body).toContain('Declined: Renaming would break every caller of slugify.');
 
-    // The same request again (a retried job) neither commits nor replies twice.
+    // The same request again (a retried job) neither commits nor replies twice. Counted once the
+    // first job has finished: it goes on writing (replies, its steps' ends) after the status.
+    const revisionJob = `${op.id}-revise-${review.id}`;
+    expect((await waitForJob(sys, revisionJob)).state).toBe('completed');
     const eventsBefore = (await sys.runtime.events.list(op.id)).length;
     await reviseOperation({ opId: op.id, requestId: review.id, reviewId: 1 }, sys.runtime);
     expect((await sys.runtime.events.list(op.id)).length).toBe(eventsBefore);
