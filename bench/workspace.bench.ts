@@ -11,7 +11,7 @@ const git = (cwd: string, ...args: string[]) => run('git', args, { cwd, maxBuffe
 
 const NODE_MODULES = path.resolve(import.meta.dirname, '../node_modules');
 /** Real source trees, for a repository of a realistic shape: a few large files and thousands of small ones. */
-const SOURCES = ['typescript/lib', 'zod', 'bullmq', 'pino', 'ioredis', 'express', 'prom-client'];
+const SOURCES = ['typescript/lib', 'zod', 'bullmq', 'pino', 'ioredis', 'express', 'prom-client', 'yaml'];
 const WANT_FILES = 3000;
 /** History on top (full runs): 300 commits, each rewriting one of 20 files with 32 KB of fresh content. */
 const HISTORY = { commits: 300, files: 20, bytes: 32 * 1024, dir: 'history' };
