@@ -27,9 +27,17 @@ export const prepareStep: Step<WorkContext> = {
     // A token of this job's own (GitHub: scoped to this repository), revoked when the job ends.
     const auth = await forge.gitAuth(repo, ctx.tokenHolder);
     const cloneUrl = forge.cloneUrl(repo);
-    // Fetched once the request exists: ahead, while the job waited for a busy worker (the
-    // worker's MirrorPrefetch), or now.
-    const fetched = await workspace.syncMirrorSince(repo, cloneUrl, auth, Date.parse(ctx.op.createdAt));
+    // A run's first attempt may start from a fetch made after its request (by a busy worker
+    // while the job waited: MirrorPrefetch). A retry or a revision fetches now: the forge may
+    // hold pushes made since the operation was created (an earlier attempt on another worker,
+    // a reviewer's commit, a moved base).
+    const firstRun = ctx.kind === 'run' && !ctx.op.branch;
+    const fetched = await workspace.syncMirrorSince(
+      repo,
+      cloneUrl,
+      auth,
+      firstRun ? Date.parse(ctx.op.createdAt) : Number.POSITIVE_INFINITY,
+    );
     const baseSha = ctx.op.baseSha ?? (await workspace.branchSha(repo, ctx.op.baseBranch));
     if (!baseSha) throw new StopOperation('failed', `base branch ${ctx.op.baseBranch} does not exist in ${repo}`);
     // The base files every job reads, in one git call. The one parse of the base commit's
