@@ -131,6 +131,17 @@ describe('WorkspaceManager', () => {
     expect(await ws.readManyAt('acme/app', 'f'.repeat(40), ['app.js'])).toEqual([undefined]);
   });
 
+  it("a revision gets a worktree on its branch while the run's worktree still holds it, pooled or not", async () => {
+    const run = await ws.prepare(req('op9'));
+    await ws.prepare(req('op10'));
+    await ws.remove('op10', 'acme/app'); // one in the pool
+    const pooled = await ws.prepare({ ...req('op9'), opId: 'op9-revision' });
+    const fresh = await ws.prepare({ ...req('op9'), opId: 'op9-revision-2' });
+    for (const dir of [run.dir, pooled.dir, fresh.dir])
+      expect(git(dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/op9-x');
+    expect(new Set([run.dir, pooled.dir, fresh.dir]).size).toBe(3);
+  });
+
   it('tells ancestors from diverged or unknown commits', async () => {
     const a = await ws.prepare(req('op6'));
     const base = git(a.dir, 'rev-parse', 'HEAD').trim();

@@ -169,16 +169,20 @@ export class WorkspaceManager {
       ]);
       const local = refs.includes(`refs/heads/${req.branch}\n`);
       const remote = refs.includes(`refs/remotes/origin/${req.branch}\n`);
+      // The operation's previous job (the run a revision follows) may still hold the branch in
+      // the worktree it is about to pool: the branch is this operation's alone, so sharing it
+      // for that moment is safe, where git would refuse a branch checked out elsewhere.
       if (await this.#takePooled(req.repo, dir)) {
         // A ready worktree of an earlier operation (cleaned when it was pooled): switching it
         // costs the files that differ, not a checkout.
+        const checkout = ['checkout', '-q', '--force', '--ignore-other-worktrees'];
         const wt = gitClient(dir);
-        if (local) await wt.raw(['checkout', '-q', '--force', req.branch]);
-        else if (remote) await wt.raw(['checkout', '-q', '--force', '-B', req.branch, `origin/${req.branch}`]);
-        else await wt.raw(['checkout', '-q', '--force', '--no-track', '-B', req.branch, baseSha]);
+        if (local) await wt.raw([...checkout, req.branch]);
+        else if (remote) await wt.raw([...checkout, '-B', req.branch, `origin/${req.branch}`]);
+        else await wt.raw([...checkout, '--no-track', '-B', req.branch, baseSha]);
       } else {
         const add = local
-          ? ['worktree', 'add', dir, req.branch]
+          ? ['worktree', 'add', '--force', dir, req.branch]
           : remote
             ? // Pushed by an earlier attempt: continue from what the forge has.
               ['worktree', 'add', '-b', req.branch, dir, `origin/${req.branch}`]
