@@ -7,9 +7,9 @@ import { loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime } from '@pullwright/pipeline';
 import { CODE_OPERATIONS_QUEUE, duplicateRedis, startRedisServer } from '@pullwright/queue';
 import { type Job, Queue, Worker } from 'bullmq';
+import { benchEnv } from './support/bench-env.ts';
 
 const TOKEN = 'bench-token-0123456789abcdef';
-const TRANSCRIPT = path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json');
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -61,16 +61,7 @@ export default async function apiLatencyBench(opts: { smoke: boolean }) {
   const warmup = opts.smoke ? 50 : 200;
   const server = await startRedisServer();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-bench-api-'));
-  const config = loadConfig({
-    REDIS_URL: server.url,
-    REDIS_PREFIX: 'bench',
-    DATA_DIR: dataDir,
-    API_TOKEN: TOKEN,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    LLM_PROVIDER: 'replay',
-    REPLAY_FILE: TRANSCRIPT,
-  });
+  const config = loadConfig({ ...benchEnv(server.url, 'bench', dataDir), API_TOKEN: TOKEN, PORT: '0' });
   const runtime = await createRuntime(config, silentLogger());
   const api = await startApi(runtime);
   await runtime.localForge!.createRepository('bench/app', { 'README.md': '# bench\n' });

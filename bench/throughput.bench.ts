@@ -6,8 +6,8 @@ import { FINAL_STATUSES, loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { startRedisServer } from '@pullwright/queue';
 import { spawnWorker } from '../test/chaos/worker-process.ts';
+import { benchEnv } from './support/bench-env.ts';
 
-const TRANSCRIPT = path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json');
 const SAMPLE_DIR = path.resolve(import.meta.dirname, '../apps/cli/demo/sample-repo');
 
 interface Round {
@@ -62,16 +62,7 @@ export default async function throughputBench(opts: { smoke: boolean }) {
   try {
     for (const workers of counts) {
       const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-bench-tp-'));
-      const env = {
-        REDIS_URL: server.url,
-        REDIS_PREFIX: `tp${workers}`,
-        VERIFICATION_KEY: 'bench-verification-key-0123456789',
-        DATA_DIR: dataDir,
-        LLM_PROVIDER: 'replay',
-        REPLAY_FILE: TRANSCRIPT,
-        WORKER_CONCURRENCY: '1',
-        LOG_LEVEL: 'silent',
-      };
+      const env = benchEnv(server.url, `tp${workers}`, dataDir);
       const runtime = await createRuntime(loadConfig(env), silentLogger());
       const inProcess = opts.smoke
         ? await Promise.all(Array.from({ length: workers }, () => startWorker(runtime)))

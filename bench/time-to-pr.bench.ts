@@ -9,11 +9,11 @@ import { FINAL_STATUSES, loadConfig, type OperationEvent, silentLogger } from '@
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { startRedisServer } from '@pullwright/queue';
 import type { BenchResult } from './run.ts';
+import { benchEnv, TRANSCRIPT } from './support/bench-env.ts';
 import { appendHistory } from './support/history.ts';
 import { SMALL_LIBRARY, writeSmallLibrary } from './support/small-library.ts';
 
 const run = promisify(execFile);
-const TRANSCRIPT = path.resolve(import.meta.dirname, '../apps/cli/demo/debug-slugify.replay.json');
 const REPO = 'bench/library';
 /** A few years of a small library's history: small files rewritten, not large ones. */
 const HISTORY = { commits: 300, files: 40, bytes: 4 * 1024, dir: 'docs/notes' };
@@ -125,19 +125,7 @@ export default async function timeToPrBench(opts: { smoke: boolean }): Promise<B
   const rounds = opts.smoke ? 2 : 6;
   const server = await startRedisServer();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-bench-ttpr-'));
-  const runtime = await createRuntime(
-    loadConfig({
-      REDIS_URL: server.url,
-      REDIS_PREFIX: 'ttpr',
-      VERIFICATION_KEY: 'bench-verification-key-0123456789',
-      DATA_DIR: dataDir,
-      LLM_PROVIDER: 'replay',
-      REPLAY_FILE: TRANSCRIPT,
-      WORKER_CONCURRENCY: '1',
-      LOG_LEVEL: 'silent',
-    }),
-    silentLogger(),
-  );
+  const runtime = await createRuntime(loadConfig(benchEnv(server.url, 'ttpr', dataDir)), silentLogger());
   const worker = await startWorker(runtime);
   try {
     const tests = await createLibrary(runtime, dataDir, opts.smoke);

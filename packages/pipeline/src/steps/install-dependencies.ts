@@ -48,8 +48,7 @@ export async function dependencyCacheOf(
   repo: string,
   baseSha: string,
 ): Promise<{ cache: DependencyCache; spec: Omit<DependencySpec, 'command'> } | undefined> {
-  const lockfile = await deps.workspace.readAt(repo, baseSha, 'package-lock.json');
-  const manifest = await deps.workspace.readAt(repo, baseSha, 'package.json');
+  const [lockfile, manifest] = await deps.workspace.readManyAt(repo, baseSha, ['package-lock.json', 'package.json']);
   return lockfile === undefined || manifest === undefined
     ? undefined
     : { cache: deps.dependencies, spec: { repo, lockfile, manifest } };
