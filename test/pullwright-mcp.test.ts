@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -21,18 +23,24 @@ const IDENTITIES = [
 
 describe('pullwright mcp', () => {
   let sys: TestSystem;
+  let tokenFile: string;
   const clients: Client[] = [];
 
   beforeAll(async () => {
+    tokenFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'pw-mcp-token-')), 'token');
+    writeFileSync(tokenFile, `${TEST_TOKEN}\n`);
     sys = await startTestSystem({ env: { IDENTITIES: JSON.stringify(IDENTITIES) } });
   }, 60_000);
 
   afterAll(async () => {
     for (const c of clients) await c.close();
     await sys?.stop();
+    rmSync(path.dirname(tokenFile), { recursive: true, force: true });
   });
 
+  /** An editor's MCP client; `pat` reads the token from a file, as PULLWRIGHT_TOKEN_FILE allows. */
   async function editor(user: string): Promise<Client> {
+    const token = user === 'pat' ? { PULLWRIGHT_TOKEN_FILE: tokenFile } : { PULLWRIGHT_TOKEN: TEST_TOKEN };
     const client = new Client({ name: 'editor', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
@@ -41,7 +49,7 @@ describe('pullwright mcp', () => {
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           PULLWRIGHT_URL: sys.api.url,
-          PULLWRIGHT_TOKEN: TEST_TOKEN,
+          ...token,
           PULLWRIGHT_USER: user,
         },
         stderr: 'pipe',

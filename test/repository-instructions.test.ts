@@ -90,6 +90,8 @@ describe('repository instructions reach every role, from the base commit', () =>
       call('edit_file', { path: 'src/app.js', oldText: 'answer = 41', newText: 'answer = 44' }),
       say('Set the answer to 44.'),
       say(JSON.stringify({ decision: 'accept', reasons: ['the test passes'], must_fix: [] })),
+      // A revision's coder.
+      say('Nothing to change: the export is documented.'),
     ]);
     sys = await startTestSystem({
       env: {
@@ -189,5 +191,24 @@ describe('repository instructions reach every role, from the base commit', () =>
     const record = (await res.json()) as { files: { path: string; kind: string; text: string }[] };
     expect(record.files.find((f) => f.path === 'AGENTS.md')).toMatchObject({ kind: 'agents' });
     expect(record.files.find((f) => f.path === 'AGENTS.md')!.text).not.toContain('HIDDEN-RULE');
+  });
+
+  it('gives a revision the instructions reaching the files its review names', async () => {
+    await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
+    await sys.runtime.actions.revise(
+      id,
+      { user: 'maria', source: 'github' },
+      {
+        requestId: 'review-1',
+        feedback: [{ id: 7, kind: 'review_comment', user: 'maria', body: 'Document x.', path: 'packages/x/index.js' }],
+      },
+    );
+    await expect.poll(() => server.requests.length, { timeout: 45_000 }).toBe(7);
+    const reviser = bodyOf(server, 6);
+    expect(systemOf(reviser)).toContain('Goal: address the review comments');
+    expect(block(taskOf(reviser), 'packages/x/AGENTS.md')).toBe(
+      'X-RULE: every export in packages/x has a JSDoc comment.',
+    );
+    expect(block(taskOf(reviser), 'AGENTS.md')).toContain('ROOT-RULE');
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveMcpServers } from './mcp-servers.ts';
 import { parseRepoPolicy, parseServicePolicy } from './parse-policy-file.ts';
@@ -111,6 +112,31 @@ mcp:
       '.pullwright.yml.mcp.servers.envname.credential_env: must name an MCP_* environment variable',
       '.pullwright.yml.mcp.servers.role.roles.deployer: unknown field',
       '.pullwright.yml.mcp.servers.role.roles: must name the tools of at least one role',
+    ]);
+  });
+});
+
+describe('the documented examples', () => {
+  const read = (file: string) => readFileSync(new URL(`../../../${file}`, import.meta.url), 'utf8');
+  const yamlBlocks = (text: string) => [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+
+  it('docs/instructions-and-mcp.md: the repository and service files are valid and resolve together', () => {
+    const blocks = yamlBlocks(read('docs/instructions-and-mcp.md'));
+    const repoFiles = blocks.filter((b) => b.startsWith('# .pullwright.yml')).map((b) => parseRepoPolicy(b));
+    const service = parseServicePolicy(blocks.find((b) => b.startsWith('# POLICY_FILE'))!, 'POLICY_FILE');
+    expect(repoFiles[0]!.instructions).toEqual(['docs/SKILL.md', 'skills/*/SKILL.md']);
+    expect(resolveMcpServers(service, repoFiles[1]).map((s) => [s.name, s.transport.kind, s.required])).toEqual([
+      ['sentry', 'http', true],
+      ['docs', 'stdio', false],
+    ]);
+  });
+
+  it('README: the .pullwright.yml pipeline example, instructions and mcp included, is valid', () => {
+    const block = yamlBlocks(read('README.md')).find((b) => b.startsWith('checks:'))!;
+    const file = parseRepoPolicy(block);
+    expect(file.instructions).toEqual(['docs/SKILL.md']);
+    expect(resolveMcpServers({}, file).map((s) => s.roles)).toEqual([
+      { planner: ['search_docs'], coder: ['*'], fixer: [], reviewer: [] },
     ]);
   });
 });

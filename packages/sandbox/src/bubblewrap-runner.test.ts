@@ -193,6 +193,11 @@ describe('BubblewrapRunner escape battery', () => {
     expect(leftoverProcesses(`sleep ${marker}`)).toBe('');
   });
 
+  it('ends a long-running command at the end of its life (timeoutMs)', async () => {
+    const started = await runner.start({ command: 'sleep 600', cwd: repo, timeoutMs: 300 });
+    await expect(started.exited).resolves.toEqual({ exitCode: null, killedBy: 'timeout' });
+  });
+
   it('reports how a long-running command ended on its own, with what it wrote on stderr', async () => {
     const started = await runner.start({
       command: 'echo "cannot start: no config" >&2; exit 3',

@@ -12,7 +12,7 @@ export interface InstructionCandidate {
  * At most this many instruction files are read per operation: a repository with an AGENTS.md
  * in every package still fits, a generated tree of thousands does not flood the prompt.
  */
-export const MAX_INSTRUCTION_FILES = 100;
+const MAX_INSTRUCTION_FILES = 100;
 
 /** `.cursor/rules/**` holds Cursor's rule files (`.mdc`, markdown with a front matter). */
 const CURSOR_RULE = /^\.cursor\/rules\/.+\.(mdc|md)$/;

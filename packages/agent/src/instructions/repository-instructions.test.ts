@@ -92,6 +92,20 @@ describe('repository instructions', () => {
     );
   });
 
+  it('reads at most 100 instruction files, and lists one too large to read instead of cutting it', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => `pkg${String(i).padStart(3, '0')}/AGENTS.md`);
+    expect(instructionCandidates(many, () => false)).toHaveLength(100);
+    const instructions = await loadRepositoryInstructions(base({ 'AGENTS.md': 'a'.repeat(200_001) }), {
+      patterns: [],
+      matcher: () => () => false,
+    });
+    expect(instructions.files).toEqual([]);
+    expect(instructions.skipped).toEqual([{ path: 'AGENTS.md', reason: '200001 characters, over 200000' }]);
+    expect(instructions.promptFor([])).toContain(
+      'read them with read_file if they matter: AGENTS.md (200001 characters, over 200000)',
+    );
+  });
+
   it('says nothing in a repository without instruction files', async () => {
     const instructions = await loadRepositoryInstructions(base({ 'src/a.js': '' }), {
       patterns: [],

@@ -159,6 +159,30 @@ describe('McpToolbox', () => {
     );
   });
 
+  it('answers every call after a server died mid-run with why, and reports its exit once', async () => {
+    const events: McpServerEvent[] = [];
+    const toolbox = await open([stdio('fixture', 'node tools/mcp.mjs')], events);
+    try {
+      const [lookup] = toolbox.toolsFor('coder');
+      const died = await lookup!.execute({ topic: 'exit' }, context());
+      expect(died.isError).toBe(true);
+      expect(died.content).toMatch(/^mcp__fixture__lookup failed: /);
+      await expect.poll(() => events.length, { timeout: 10_000 }).toBe(2);
+      expect(events[1]).toEqual({
+        server: 'fixture',
+        state: 'exited',
+        reason: 'it exited with 3: fatal: lost the index',
+      });
+      expect(await lookup!.execute({ topic: 'logging' }, context())).toEqual({
+        content:
+          'mcp__fixture__lookup is unavailable: the MCP server fixture is not running (it exited with 3: fatal: lost the index). Carry on without it.',
+        isError: true,
+      });
+    } finally {
+      await toolbox.close();
+    }
+  });
+
   it('refuses stdio servers where the sandbox cannot start them', async () => {
     const events: McpServerEvent[] = [];
     const toolbox = await McpToolbox.open({
@@ -175,7 +199,7 @@ describe('McpToolbox', () => {
         state: 'failed',
         required: false,
         reason:
-          'stdio MCP servers run only in a sandbox that keeps them from writing the worktree (SANDBOX=bubblewrap); this worker has none',
+          "stdio MCP servers run only in a sandbox that keeps them from writing the worktree (SANDBOX=bubblewrap); this worker's sandbox cannot start them",
       },
     ]);
   });

@@ -157,7 +157,7 @@ function transportFor(server: McpServer, options: McpToolboxOptions): Transport 
     const start = options.startCommand;
     if (!start)
       throw new Error(
-        'stdio MCP servers run only in a sandbox that keeps them from writing the worktree (SANDBOX=bubblewrap); this worker has none',
+        "stdio MCP servers run only in a sandbox that keeps them from writing the worktree (SANDBOX=bubblewrap); this worker's sandbox cannot start them",
       );
     return new SandboxedStdioTransport(() => start(t.command));
   }

@@ -2,7 +2,8 @@
 // no node_modules are visible): newline-delimited JSON-RPC 2.0, as the MCP stdio transport
 // frames it. Tools: `lookup` (a read: answers from its argument and the worktree's files) and
 // `write_outside` (tries to write a file outside the worktree, and one inside it, and says
-// what happened). `--crash` exits at start with a message on stderr, as a broken server does.
+// what happened). `--crash` exits at start with a message on stderr, as a broken server does;
+// a lookup of the topic `exit` makes it die mid-run the same way.
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,6 +36,10 @@ function attempt(file) {
 }
 
 function call(name, args) {
+  if (name === 'lookup' && args.topic === 'exit') {
+    process.stderr.write('fatal: lost the index\n');
+    process.exit(3);
+  }
   if (name === 'lookup')
     return {
       content: [
