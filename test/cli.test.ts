@@ -43,7 +43,7 @@ describe('pullwright CLI', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it.each(['start', 'api', 'worker', 'demo', 'scan', 'repo'])(
+  it.each(['start', 'api', 'worker', 'demo', 'scan', 'repo', 'mcp'])(
     '%s --help prints its usage on stdout and does not run',
     (command) => {
       for (const flag of ['--help', '-h']) {

@@ -34,6 +34,25 @@ describe('a timeline line', () => {
     );
   });
 
+  it('names the instruction files an operation used, and an MCP server that did not start', () => {
+    const used = renderTimelineEntry(
+      event('instructions', {
+        files: [{ path: 'AGENTS.md' }, { path: 'packages/x/AGENTS.md' }],
+        skipped: [{ path: 'docs/huge.md', reason: 'too large' }],
+      }),
+    )!;
+    expect(used.querySelector('span')!.textContent).toBe(
+      'Repository instructions: AGENTS.md, packages/x/AGENTS.md; not read: docs/huge.md',
+    );
+    const failed = renderTimelineEntry(
+      event('mcp', { server: 'docs', state: 'failed', required: false, reason: 'it exited with 2: no config' }),
+    )!;
+    expect(failed.className).toBe('ev ev-bad');
+    expect(failed.querySelector('span')!.textContent).toBe(
+      'MCP server docs did not start, going on without it: it exited with 2: no config',
+    );
+  });
+
   it('has no line for usage and checkpoint events', () => {
     expect(renderTimelineEntry(event('usage', { costUsd: 0.1 }))).toBeNull();
     expect(renderTimelineEntry(event('checkpoint', { checkpoint: 'pushed' }))).toBeNull();

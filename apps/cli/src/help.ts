@@ -22,6 +22,7 @@ export const USAGE = `usage: pullwright <command>
   worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
   export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
+  mcp       an MCP server on stdio for editor agents: create, follow, approve operations through the REST API
   repo      repo add <path-or-git-url> [--name owner/name]: import your repository into the local forge; repo list
   init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
@@ -56,6 +57,14 @@ operation's timeline on stdout. Exit 0 when the operation merged.`,
 
 Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
 as GET /v1/operations/<id>/audit). Needs REDIS_URL or REDIS_CLUSTER_NODES.`,
+  mcp: `usage: pullwright mcp
+
+An MCP server on stdin/stdout for an editor's agent (Claude Code, Cursor, VS Code…): its
+tools create an operation, read its status, diff, evidence and review ledger, and approve,
+request changes, reject or cancel it. Each is a call to the REST API as PULLWRIGHT_USER,
+authorized like any other request. Environment: PULLWRIGHT_URL (default
+http://127.0.0.1:3000), PULLWRIGHT_TOKEN or PULLWRIGHT_TOKEN_FILE (the API token),
+PULLWRIGHT_USER (default api; IDENTITIES gives it its role).`,
   repo: REPO_HELP,
   'init-secrets': `usage: pullwright init-secrets <dir>
 

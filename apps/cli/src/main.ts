@@ -19,6 +19,7 @@ import { seedDemo } from './demo-seed.ts';
 import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
 import { helpFor, USAGE } from './help.ts';
 import { initSecrets } from './init-secrets.ts';
+import { mcpCommand } from './mcp-command.ts';
 import { repoCommand } from './repo-command.ts';
 import { startTracing } from './start-tracing.ts';
 import { printTimeline, waitForStatus } from './timeline.ts';
@@ -202,6 +203,8 @@ export async function main(argv: string[]): Promise<number> {
         return await demo();
       case 'export':
         return await exportOperation(argv.slice(1));
+      case 'mcp':
+        return await mcpCommand(process.env, process.stderr);
       case 'repo':
         return await repoCommand(argv.slice(1), { env: process.env, stdout: process.stdout, stderr: process.stderr });
       case 'init-secrets': {

@@ -38,6 +38,10 @@ const LINES: { [T in OperationEventType]: Line } = {
   ci_failure: (data) => `CI red on ${String(data.headSha).slice(0, 7)}: ${String(data.state)}`,
   sandbox: (data) =>
     data.sandboxed ? `sandbox ${String(data.runner)}` : 'WARNING: checks run without a sandbox (SANDBOX=none)',
+  instructions: (data) =>
+    `instructions: ${(data.files as { path: string }[]).map((f) => f.path).join(', ') || 'none read'}`,
+  mcp: (data) =>
+    `mcp ${String(data.server)} ${String(data.state)}${data.reason ? `: ${String(data.reason)}` : ''}${Array.isArray(data.tools) ? ` (${data.tools.join(', ')})` : ''}`,
   model: (data) =>
     `${String(data.role ?? 'model')} turn ${String(data.turn)}${Array.isArray(data.toolCalls) && data.toolCalls.length ? ` → ${data.toolCalls.join(', ')}` : ''}`,
   tool: (data) => `  ${String(data.name)}: ${String(data.summary)}`,

@@ -6,12 +6,14 @@ import { coalesced, fill, h } from './dom.js';
 /** What each kind of artifact is, for the list's second column. */
 function describe(name) {
   const numbered = /^(\d+)-(.+)\.(json|txt)$/.exec(name);
+  if (numbered?.[2].startsWith('mcp-')) return `MCP call: ${numbered[2].slice(4)}`;
   if (numbered) return numbered[3] === 'json' ? `model call: ${numbered[2]}` : `check run: ${numbered[2]}`;
   const named = {
     'PLAN.json': 'the plan',
     'TEST_REPORT.json': 'test report',
     'LINT_REPORT.json': 'lint report',
     'REVIEW.json': 'the review',
+    'INSTRUCTIONS.json': 'repository instructions the model was given',
     'transcript.jsonl': 'whole transcript',
     'kept.diff': 'the change, not pushed',
   };

@@ -221,6 +221,18 @@ const DESCRIBE = {
     d.sandboxed
       ? { text: `Checks run in the ${d.runner} sandbox`, tone: 'quiet' }
       : { text: 'Checks run WITHOUT a sandbox (SANDBOX=none)', tone: 'bad' },
+  instructions: (d) => {
+    const files = (d.files ?? []).map((f) => f.path);
+    const left = (d.skipped ?? []).length ? `; not read: ${d.skipped.map((f) => f.path).join(', ')}` : '';
+    return { text: `Repository instructions: ${files.join(', ') || 'none'}${left}`, tone: 'info' };
+  },
+  mcp: (d) => {
+    if (d.state === 'ready')
+      return { text: `MCP server ${d.server} ready: ${(d.tools ?? []).join(', ') || 'no tools'}`, tone: 'quiet' };
+    const what =
+      d.state === 'failed' ? `did not start${d.required ? ' (required)' : ', going on without it'}` : 'stopped';
+    return { text: `MCP server ${d.server} ${what}: ${firstLine(d.reason)}`, tone: 'bad' };
+  },
   revision: (d) => {
     if (d.state === 'requested')
       return { text: `Changes requested: ${d.requests ?? 'some'} request(s) to address`, tone: 'status' };
@@ -278,6 +290,8 @@ export const CHANGES_RECORD = {
   revision: true,
   retry_of: false,
   slack_session: false,
+  instructions: false,
+  mcp: false,
 };
 
 /** `{ text, tone, link? }` for one event; a type newer than this page is shown by name. */

@@ -3,6 +3,8 @@ export * from './analyze-feature.ts';
 export * from './budget-tracker.ts';
 export * from './check-failures.ts';
 export * from './extract-model-json.ts';
+export * from './instructions/index.ts';
+export * from './mcp/index.ts';
 export * from './model-provider.ts';
 export * from './providers/index.ts';
 export * from './replay-provider.ts';

@@ -5,6 +5,7 @@ import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from './age
 import type { BudgetTracker } from './budget-tracker.ts';
 import { failureFingerprint, trimFailure } from './check-failures.ts';
 import { extractModelJson, type Parsed } from './extract-model-json.ts';
+import { instructionsSection, type RepositoryInstructions } from './instructions/repository-instructions.ts';
 import type { ModelMessage, ModelProvider } from './model-provider.ts';
 import { currentFiles, repairFiles } from './prompt-files.ts';
 import { FixReport, numberPlan, type Plan, type PlanStep, planSchemaFor, Review } from './role-outputs.ts';
@@ -19,7 +20,7 @@ import {
 import { type ConversationCheckpoint, type ConversationPhase, SolveJournal } from './solve-journal.ts';
 import { applyFileBlocks } from './text-edit/apply-file-blocks.ts';
 import { parseFileBlocks } from './text-edit/parse-file-blocks.ts';
-import type { CheckRun, ToolContext } from './tools/define-tool.ts';
+import type { AgentTool, CheckRun, ToolContext } from './tools/define-tool.ts';
 import { ALL_TOOLS, READ_ONLY_TOOLS } from './tools/index.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 
@@ -83,6 +84,13 @@ export interface SolveInput {
    */
   checkpoint?: ConversationCheckpoint;
   onPhase?: (phase: 'plan' | 'code' | 'verify' | 'repair' | 'review', data: Record<string, unknown>) => Promise<void>;
+  // --- issue 31: what the model knows (instructions, MCP tools) ---
+  /** The repository's instruction files (read at prepare from the base commit): each role's task gets the ones reaching its files. */
+  instructions?: RepositoryInstructions;
+  /** Files the requester named: what the planner's instructions are chosen for. */
+  targetFiles?: readonly string[];
+  /** Tools offered beside the built-in ones (the team's MCP servers), per role; never in text-edit mode. */
+  extraTools?: (role: string) => readonly AgentTool[];
 }
 
 /** One repair round's fixer report: the model's JSON when it validated, else the problem with it. */
@@ -206,7 +214,8 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
         system,
         task,
         ...(resume ? { messages: resume.messages, resume } : messages ? { messages } : {}),
-        tools,
+        // issue 31: a role that calls tools also gets the MCP tools the policy gives it.
+        tools: tools.length > 0 ? [...tools, ...(input.extraTools?.(role) ?? [])] : tools,
         context: input.context,
         budget: input.budget,
         role,
@@ -231,7 +240,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
       'planner',
       planSchemaFor(checkNames),
       plannerPrompt(checkNames),
-      `${input.task}\n\nRepository map:\n${input.repoMap}`,
+      `${input.task}${instructionsSection(input.instructions, input.targetFiles ?? [])}\n\nRepository map:\n${input.repoMap}`,
       READ_ONLY_TOOLS,
       loop,
     );
@@ -269,7 +278,9 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     });
     return r;
   };
-  const codeTask = `${input.task}${planText}\n\nRepository map:\n${input.repoMap}`;
+  /** issue 31: the files the plan and the request name, which the coder's and fixer's instructions are chosen for. */
+  const planFiles = [...(input.targetFiles ?? []), ...(plan?.steps.flatMap((st) => st.files) ?? [])];
+  const codeTask = `${input.task}${planText}${instructionsSection(input.instructions, planFiles)}\n\nRepository map:\n${input.repoMap}`;
   const code = async (task: string, files: string[]): Promise<AgentLoopResult> => {
     if (!textMode) return loop('coder', coderPrompt(input.type, checkNames), task, ALL_TOOLS);
     const shown = await currentFiles(files, input.readFile);
@@ -281,13 +292,14 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   const fix = async (repairTask: string, scope: string, taskId?: string): Promise<SolveResult | undefined> => {
     repairs++;
     await onPhase('repair', { round: repairs, failing: newFailures.map((c) => c.name), ...(taskId ? { taskId } : {}) });
+    const changed = await input.changedFiles();
     const files = await repairFiles(
-      await input.changedFiles(),
+      changed,
       input.readFile,
       textMode ? 'it cannot be replaced whole' : 'read it with read_file and a line range',
     );
     for (const f of files.partial) shownInPart.add(f);
-    const fixTask = `${repairTask}${scope}\n\nThe request:\n${input.task}${planText}\n\nThe latest version of each changed file:\n${files.text || '(no file changed yet)'}`;
+    const fixTask = `${repairTask}${scope}\n\nThe request:\n${input.task}${planText}${instructionsSection(input.instructions, [...changed, ...planFiles])}\n\nThe latest version of each changed file:\n${files.text || '(no file changed yet)'}`;
     let fixed = textMode
       ? await textAttempt('fixer', fixTask, repairs)
       : await loop('fixer', fixerPrompt(checkNames, repairs), fixTask, ALL_TOOLS);
@@ -446,7 +458,7 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
       'reviewer',
       Review,
       reviewerPrompt(),
-      `${input.task}${planText}\n\nCheck results:\n${checkSummary}\n\nDiff:\n${diff.slice(0, 60_000)}`,
+      `${input.task}${planText}${instructionsSection(input.instructions, changed)}\n\nCheck results:\n${checkSummary}\n\nDiff:\n${diff.slice(0, 60_000)}`,
       READ_ONLY_TOOLS,
       loop,
     );

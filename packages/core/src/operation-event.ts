@@ -51,6 +51,10 @@ export const OperationEventData = {
   ci_failure: z.looseObject({ state: z.string(), headSha: z.string() }),
   /** What runs the repository's code; `sandboxed: false` only under SANDBOX=none. */
   sandbox: z.looseObject({ runner: z.string(), sandboxed: z.boolean() }),
+  /** The repository's instruction files the model was given (read from the base commit), and the ones left out. */
+  instructions: z.looseObject({ files: z.array(z.looseObject({ path: z.string() })) }),
+  /** One of the operation's MCP servers started with its tools, failed to start, or exited. */
+  mcp: z.looseObject({ server: z.string(), state: z.string() }),
   /** The merge train merged the base into the branch. */
   base_merged: z.looseObject({}),
   /** The PR's head moved after approval (a push): the approval no longer holds. */

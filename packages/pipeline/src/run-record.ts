@@ -1,8 +1,10 @@
 import {
   type CheckRun,
   firstFailingTrace,
+  type McpCallRecord,
   type ModelCallRecord,
   type Plan,
+  type RepositoryInstructions,
   type Review,
   testCounts,
 } from '@pullwright/agent';
@@ -22,6 +24,7 @@ export const PLAN_ARTIFACT = 'PLAN.json';
 export const TEST_REPORT_ARTIFACT = 'TEST_REPORT.json';
 export const LINT_REPORT_ARTIFACT = 'LINT_REPORT.json';
 export const REVIEW_ARTIFACT = 'REVIEW.json';
+export const INSTRUCTIONS_ARTIFACT = 'INSTRUCTIONS.json';
 
 /**
  * The run record a person can audit (seeds 002–004): one numbered artifact per model call
@@ -76,6 +79,28 @@ export class RunRecord {
       ...(call.system !== undefined ? { system: call.system } : {}),
       input: call.input,
       output: call.output,
+    });
+  }
+
+  /** One call of an MCP tool (`NNN-mcp-<server>.json`): the tool, its input, and the output as the model read it. */
+  async mcpCall(call: McpCallRecord): Promise<void> {
+    await this.#putJson(this.#name(`mcp-${call.server}`, 'json'), {
+      server: call.server,
+      tool: call.tool,
+      input: call.input,
+      is_error: call.isError,
+      duration_ms: call.durationMs,
+      output: call.output,
+    });
+  }
+
+  /** The repository's instruction files the prompts were given (each with its text) and the ones left out, with why. */
+  async instructions(instructions: RepositoryInstructions): Promise<void> {
+    if (instructions.files.length === 0 && instructions.skipped.length === 0) return;
+    await this.#putJson(INSTRUCTIONS_ARTIFACT, {
+      budget_tokens_per_prompt: instructions.budgetTokens,
+      files: instructions.files.map((f) => ({ path: f.path, kind: f.kind, tokens: f.tokens, text: f.text })),
+      skipped: instructions.skipped,
     });
   }
 

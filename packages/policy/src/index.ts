@@ -6,6 +6,7 @@ export * from './evaluate-approvals.ts';
 export * from './exported-symbols.ts';
 export * from './file-kinds.ts';
 export * from './identity-directory.ts';
+export * from './mcp-servers.ts';
 export * from './merge-policies.ts';
 export * from './parse-policy-file.ts';
 export * from './path-rules.ts';

@@ -177,6 +177,53 @@ const policyShape = {
 
 const CHECK_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
+/** The roles of a solve that may be offered MCP tools. */
+export const MCP_ROLES = ['planner', 'coder', 'fixer', 'reviewer'] as const;
+export type McpRole = (typeof MCP_ROLES)[number];
+
+/** A tool name a server offers, or `*` for all of them. */
+const McpToolName = z.string().regex(/^(\*|[A-Za-z0-9_./-]{1,64})$/, 'must be a tool name or *');
+
+/**
+ * One MCP server: a stdio `command` run in the sandbox (the worktree read-only, no network),
+ * or a Streamable HTTP `url` with an optional bearer credential read from the worker's
+ * environment variable `credential_env` (never written in a file). `roles` says which tools
+ * each role may call: nothing is offered to a role it does not name.
+ */
+export const McpServerEntry = z
+  .strictObject({
+    command: z.string().min(1).max(500).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    credential_env: z
+      .string()
+      .regex(/^MCP_[A-Z0-9_]{1,60}$/, 'must name an MCP_* environment variable')
+      .optional(),
+    roles: z
+      .strictObject(
+        Object.fromEntries(MCP_ROLES.map((r) => [r, z.array(McpToolName).min(1).max(100).optional()])) as Record<
+          McpRole,
+          z.ZodOptional<z.ZodArray<typeof McpToolName>>
+        >,
+      )
+      .refine((r) => Object.values(r).some(Boolean), 'must name the tools of at least one role'),
+    /** The operation fails when the server cannot start; default false: it goes on without it and says so. */
+    required: z.boolean().optional(),
+    /** One tool call's deadline. Default 60 s. */
+    timeout_ms: z.number().int().min(1000).max(600_000).optional(),
+  })
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), 'needs exactly one of command or url')
+  .refine((s) => s.credential_env === undefined || s.url !== undefined, 'credential_env goes with url only');
+export type McpServerEntry = z.infer<typeof McpServerEntry>;
+
+/** `mcp.servers`: name → server. The name prefixes its tools for the model: `mcp__<name>__<tool>`. */
+const McpSettings = z.strictObject({
+  servers: z.record(
+    z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'server names are lower-case words'),
+    McpServerEntry,
+  ),
+});
+export type McpSettings = z.infer<typeof McpSettings>;
+
 /** A command as `.pullwright.yml` may write it: the line, or the line with its own timeout. */
 const CommandEntry = z.union([
   z.string().min(1).max(500),
@@ -202,6 +249,14 @@ export const RepoPolicyFile = z.strictObject({
   lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
   ...policyShape,
   triggers: RepoTriggers.optional(),
+  /**
+   * Instruction files for the model beyond the ones it always reads (AGENTS.md, CLAUDE.md,
+   * .github/copilot-instructions.md, .cursor/rules): skill files documenting the codebase.
+   * Paths or globs inside the repository, read from the base commit.
+   */
+  instructions: z.array(Glob).max(50).optional(),
+  /** The repository's MCP servers, on top of the service's. */
+  mcp: McpSettings.optional(),
 });
 export type RepoPolicyFile = z.infer<typeof RepoPolicyFile>;
 
@@ -209,12 +264,16 @@ export type RepoPolicyFile = z.infer<typeof RepoPolicyFile>;
 export const ServicePolicyFile = z.strictObject({
   ...policyShape,
   triggers: ServiceTriggers.optional(),
+  /** MCP servers every repository's operations may use. */
+  mcp: McpSettings.optional(),
   allow: z
     .strictObject({
       /** Whether a repository file may configure a deploy at all. Default true. */
       repo_deploy: z.boolean().optional(),
       /** Hosts a repository file's deploy URLs may name. Default none: only DEPLOY_* variables. */
       deploy_hosts: z.array(z.string().min(1).max(253)).optional(),
+      /** Hosts a repository file's MCP server URLs may name. Default none: only stdio servers. */
+      mcp_hosts: z.array(z.string().min(1).max(253)).optional(),
     })
     .optional(),
 });

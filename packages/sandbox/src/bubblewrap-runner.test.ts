@@ -164,6 +164,50 @@ describe('BubblewrapRunner escape battery', () => {
     expect(stale.stdout).toBe('');
   });
 
+  it('keeps a long-running command talking over its pipes, with a read-only worktree, until stopped', async () => {
+    const marker = `700.${Date.now()}${randomBytes(3).readUIntBE(0, 3)}`;
+    const started = await runner.start({
+      command: `(sleep ${marker} &); echo ready; while read -r line; do echo "got $line"; echo x > "$line" 2>&1 || echo "refused $line"; done`,
+      cwd: repo,
+      timeoutMs: 60_000,
+      readOnlyRoot: true,
+    });
+    const lines: string[] = [];
+    started.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+    const next = (n: number) => expect.poll(() => lines.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(n);
+    await next(1);
+    started.stdin.write(`${path.join(repo, 'written.txt')}\n`);
+    started.stdin.write(`${path.join(outside, 'written.txt')}\n`);
+    await next(5);
+    expect(lines).toEqual([
+      'ready',
+      `got ${path.join(repo, 'written.txt')}`,
+      `refused ${path.join(repo, 'written.txt')}`,
+      `got ${path.join(outside, 'written.txt')}`,
+      `refused ${path.join(outside, 'written.txt')}`,
+    ]);
+    expect(existsSync(path.join(repo, 'written.txt'))).toBe(false);
+    expect(existsSync(path.join(outside, 'written.txt'))).toBe(false);
+    await started.stop();
+    await expect(started.exited).resolves.toEqual({ exitCode: null, killedBy: 'stop' });
+    expect(leftoverProcesses(`sleep ${marker}`)).toBe('');
+  });
+
+  it('ends a long-running command at the end of its life (timeoutMs)', async () => {
+    const started = await runner.start({ command: 'sleep 600', cwd: repo, timeoutMs: 300 });
+    await expect(started.exited).resolves.toEqual({ exitCode: null, killedBy: 'timeout' });
+  });
+
+  it('reports how a long-running command ended on its own, with what it wrote on stderr', async () => {
+    const started = await runner.start({
+      command: 'echo "cannot start: no config" >&2; exit 3',
+      cwd: repo,
+      timeoutMs: 60_000,
+    });
+    await expect(started.exited).resolves.toEqual({ exitCode: 3 });
+    expect(started.stderr()).toContain('cannot start: no config');
+  });
+
   it('refuses a cwd outside its root and a root that would expose the host', () => {
     const nested = path.join(repo, 'pkg');
     mkdirSync(nested, { recursive: true });

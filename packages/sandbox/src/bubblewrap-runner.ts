@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PullwrightError } from '@pullwright/core';
 import { CgroupScope } from './cgroup-scope.ts';
-import type { CommandResult, CommandRunner, CommandSpec } from './command-runner.ts';
+import type { CommandResult, CommandRunner, CommandSpec, RunningCommand } from './command-runner.ts';
 import { findExecutable } from './find-executable.ts';
 import { gitReadOnlyPaths } from './git-read-only-paths.ts';
+import { spawnLongRunning } from './long-running-command.ts';
 import { ProcessRunner } from './process-runner.ts';
 import { DEFAULT_RESOURCE_LIMITS, prlimitArgs, type ResourceLimits } from './resource-limits.ts';
 import { safeEnv } from './safe-env.ts';
@@ -126,6 +127,22 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     }
   }
 
+  /**
+   * A long-running command in the same sandbox as `run` (an MCP server over stdio): its
+   * stdin and stdout piped to the caller, the rlimits and a cgroup on its tree, its life
+   * bounded by `spec.timeoutMs`; the cgroup is destroyed once it is gone.
+   */
+  async start(spec: CommandSpec): Promise<RunningCommand> {
+    const args = this.bwrapArgs(spec);
+    const env = safeEnv(SANDBOX_HOME, spec.env);
+    const limited: [string, string[]] = ['prlimit', [...prlimitArgs(this.limits), this.#bwrap, ...args]];
+    const cgroup = await CgroupScope.create(this.limits);
+    const [file, argv] = cgroup ? cgroup.wrap(...limited) : limited;
+    return spawnLongRunning(file, argv, spec, env, async () => {
+      await cgroup?.destroy();
+    });
+  }
+
   /** The options this bwrap knows (from its --help), read once: hardening added in later versions is used when present. */
   #options(): Set<string> {
     this.#supported ??= optionsOf(this.#bwrap);
@@ -187,7 +204,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
       if (!visible.some((dir) => isInside(hidden, dir))) continue;
       args.push(...(isDirectory(hidden) ? ['--tmpfs', hidden] : ['--ro-bind', '/dev/null', hidden]));
     }
-    args.push('--perms', '0700', '--dir', SANDBOX_HOME, '--bind', root, root);
+    args.push('--perms', '0700', '--dir', SANDBOX_HOME, spec.readOnlyRoot ? '--ro-bind' : '--bind', root, root);
     for (const readOnly of gitReadOnlyPaths(root)) args.push('--ro-bind', readOnly, readOnly);
     args.push('--clearenv');
     for (const [key, value] of Object.entries(safeEnv(SANDBOX_HOME, spec.env))) args.push('--setenv', key, value);

@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /** How every repo command (install, test, lint, build) is run: the seam the sandbox plugs into. */
 export interface CommandSpec {
   /** Shell command line from the repo's config (`npm test`), run by `sh -c`. */
@@ -19,6 +21,12 @@ export interface CommandSpec {
    * agent loop, asks for it (package registries); checks the model can steer never get it.
    */
   network?: boolean;
+  /**
+   * Mount the root read-only as well (sandboxing runners): for processes that must never
+   * change the worktree themselves, such as a repository's MCP servers — the model changes
+   * files only through its file tools and the workspace gate.
+   */
+  readOnlyRoot?: boolean;
 }
 
 export interface CommandResult {
@@ -31,6 +39,21 @@ export interface CommandResult {
   truncated: boolean;
 }
 
+/**
+ * A command that keeps running while its caller talks to it over its standard streams (an
+ * MCP server over stdio). `timeoutMs` of its spec bounds its whole life.
+ */
+export interface RunningCommand {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** The last bytes it wrote on stderr (capped): why it failed, for a readable note. */
+  stderr(): string;
+  /** Settles once the command and everything it started are gone. */
+  readonly exited: Promise<{ exitCode: number | null; killedBy?: 'timeout' | 'abort' | 'stop' }>;
+  /** Ends the command and everything it started; resolves when they are gone. */
+  stop(): Promise<void>;
+}
+
 export interface CommandRunner {
   /** `bubblewrap`, `docker` or `process` (SANDBOX=none). */
   readonly name: string;
@@ -40,4 +63,10 @@ export interface CommandRunner {
    */
   readonly sandboxed: boolean;
   run(spec: CommandSpec): Promise<CommandResult>;
+  /**
+   * Starts a long-running command with its standard streams piped to the caller. Only
+   * runners that can keep it from changing the worktree offer it (bubblewrap, with
+   * `readOnlyRoot`); the others leave it out, and their callers refuse what needs it.
+   */
+  start?(spec: CommandSpec): Promise<RunningCommand>;
 }

@@ -99,7 +99,7 @@ export class DockerRunner implements CommandRunner {
     const { PATH: _hostPath, ...base } = safeEnv(CONTAINER_HOME);
     const env = { ...base, ...spec.env };
     const mounts: Docker.MountSettings[] = [
-      { Type: 'bind', Source: root, Target: CONTAINER_WORKTREE, ReadOnly: false },
+      { Type: 'bind', Source: root, Target: CONTAINER_WORKTREE, ReadOnly: spec.readOnlyRoot === true },
     ];
     // `.git` read-only at its place in the worktree; a linked worktree's gitdir and mirror at
     // their host paths, which is where its `.git` file points.

@@ -146,6 +146,17 @@ describe('SlackMessages', () => {
     );
   });
 
+  it('says in the thread when an MCP server did not start, and nothing when one is ready', () => {
+    const event = (data: Record<string, unknown>) => ({ id: '1-0', ts: '', opId: 'x', type: 'mcp' as const, data });
+    expect(
+      messages.note(
+        event({ server: 'docs', state: 'failed', required: false, reason: 'it exited with 2: <@U1>' }),
+        op(),
+      )?.text,
+    ).toBe(':electric_plug: MCP server docs did not start: it exited with 2: &lt;@U1&gt;');
+    expect(messages.note(event({ server: 'docs', state: 'ready', tools: ['lookup'] }), op())).toBeUndefined();
+  });
+
   it("shows a failed operation's report (Summary, Issues, Partial changes, Recommendation) in Slack's markdown", () => {
     const failureReport = [
       '## fix failed',

@@ -430,6 +430,14 @@ export class SlackMessages {
         return undefined;
       case 'sandbox':
         return d.sandboxed ? undefined : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
+      case 'instructions':
+        return undefined;
+      case 'mcp':
+        return d.state === 'failed'
+          ? plain(
+              `:electric_plug: MCP server \`${escapeSlackText(str(d.server) ?? '?')}\` did not start: ${escapeSlackText(str(d.reason) ?? '')}`,
+            )
+          : undefined;
       case 'ci_failure':
         return this.#ciNote(d, plain);
       default:

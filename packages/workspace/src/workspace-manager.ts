@@ -219,6 +219,12 @@ export class WorkspaceManager {
     return objects.map((o) => ('missing' in o || o.type !== 'blob' ? undefined : o.content.toString('utf8')));
   }
 
+  /** Every file path of the commit `sha` in the mirror (its git objects, never a worktree). */
+  async listFilesAt(repo: string, sha: string): Promise<string[]> {
+    const out = await gitClient(this.mirrorDir(repo)).raw(['ls-tree', '-r', '-z', '--name-only', '--full-tree', sha]);
+    return out.split('\0').filter(Boolean);
+  }
+
   /**
    * Files that differ from `baseSha`, including new untracked ones. `-z` gives names as they are:
    * without it git C-quotes unusual ones (`"sp\303\251cial"`), and the lock and the PathGuard

@@ -1,4 +1,4 @@
-import { ALL_TOOLS, coderPrompt, runAgentLoop } from '@pullwright/agent';
+import { ALL_TOOLS, coderPrompt, instructionsSection, runAgentLoop } from '@pullwright/agent';
 import { type Operation, PullwrightError, recordRound, settleRound, transition } from '@pullwright/core';
 import {
   type JobData,
@@ -11,6 +11,7 @@ import { gitClient } from '@pullwright/workspace';
 import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
+import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
 import { usageRecorder } from '../operation-accounting.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { pullRequestBody } from '../pull-request-body.ts';
@@ -162,12 +163,18 @@ const reviseAgentStep: Step<ReviseContext> = {
   async run(ctx) {
     if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
     const { deps } = ctx;
-    const { gate, budget, checks, record } = workOf(ctx);
+    const { gate, budget, checks, record, ws, baseSha, instructions } = workOf(ctx);
+    // issue 31: the instructions reaching the files the review names and the branch changed; the coder's MCP tools.
+    const touched = [
+      ...ctx.feedback.flatMap((f) => (f.path ? [f.path] : [])),
+      ...(await deps.workspace.changedFiles(ws.dir, baseSha)),
+    ];
+    const mcp = await openJobToolbox(ctx);
     const result = await runAgentLoop({
       provider: deps.createProvider(ctx.op),
       system: coderPrompt('revise', checks.names()),
-      task: revisionTask(ctx.op, ctx.feedback),
-      tools: ALL_TOOLS,
+      task: `${revisionTask(ctx.op, ctx.feedback)}${instructionsSection(instructions, touched)}`,
+      tools: [...ALL_TOOLS, ...mcp.toolsFor('coder')],
       context: gate.toolContext(),
       budget,
       transcript: operationTranscript(deps, ctx.opId),
@@ -176,7 +183,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),
       onUsage: usageRecorder(deps.store, ctx.opId, budget),
       onModelCall: (call) => record.modelCall(call),
-    });
+    }).finally(() => mcp.close());
     if (result.stop !== 'completed') {
       const reason = result.reason ?? result.stop;
       if (result.stop === 'stopped') throw new StopOperation('cancelled', reason);

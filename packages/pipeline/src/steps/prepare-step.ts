@@ -1,9 +1,10 @@
 import { branchNameFor } from '@pullwright/core';
-import { parseRepoPolicy } from '@pullwright/policy';
+import { parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
 import { gitClient } from '@pullwright/workspace';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { WorkspaceGate } from '../gates/workspace-gate.ts';
+import { readRepositoryInstructions } from '../model-context/read-repository-instructions.ts';
 import { operationBudget } from '../operation-accounting.ts';
 import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
 import { RunRecord } from '../run-record.ts';
@@ -79,6 +80,15 @@ export const prepareStep: Step<WorkContext> = {
         'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
       );
     const record = await RunRecord.open(deps.artifacts, ctx.opId, deps.redactor);
+    // issue 31: what the model knows — the base commit's instruction files, and the MCP servers.
+    const mcpServers = resolveMcpServers(deps.approvalPolicy.service, repoFile);
+    const instructions = await readRepositoryInstructions(workspace, repo, baseSha, repoFile);
+    await record.instructions(instructions);
+    if (ctx.kind === 'run' && (instructions.files.length > 0 || instructions.skipped.length > 0))
+      await deps.events.append(ctx.opId, 'instructions', {
+        files: instructions.files.map((f) => ({ path: f.path, kind: f.kind, tokens: f.tokens })),
+        skipped: [...instructions.skipped],
+      });
     const reportCheck = checkEvent(deps.events, ctx.opId);
     // The worker's results by tree: the baseline's run answers the model's first run on the
     // untouched base, and the model's last run answers the verification of the same tree.
@@ -101,7 +111,20 @@ export const prepareStep: Step<WorkContext> = {
       fileOpsPerMinute: deps.fileOpsPerMinute,
     });
     const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
-    ctx.work = { ws, branch, auth, baseSha, startSha, commands, checks, gate, budget, record };
+    ctx.work = {
+      ws,
+      branch,
+      auth,
+      baseSha,
+      startSha,
+      commands,
+      checks,
+      gate,
+      budget,
+      record,
+      instructions,
+      mcpServers,
+    };
     ctx.locks.keep();
     const sandbox = { runner: deps.runner.name, sandboxed: deps.runner.sandboxed };
     if (!sandbox.sandboxed || ctx.op.sandbox?.runner !== sandbox.runner)

@@ -3,6 +3,7 @@ import type { Operation } from '@pullwright/core';
 import { artifactAppender, KEPT_DIFF_ARTIFACT, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
+import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
 import { usageRecorder } from '../operation-accounting.ts';
 import {
   awaitPlanConfirmation,
@@ -87,7 +88,12 @@ export const solveStep: Step<WorkContext> = {
     const { ws, gate, budget, baseSha, record } = workOf(ctx);
     const policy = deps.approvalPolicy.policyOf(ctx.op);
     const targets = targetFilesOf(ctx);
+    // issue 31: the team's MCP servers for this step (closed when it ends), the instructions read at prepare.
+    const mcp = await openJobToolbox(ctx);
     const result = await solveRequest({
+      instructions: workOf(ctx).instructions,
+      targetFiles: targets,
+      extraTools: (role) => mcp.toolsFor(role),
       type: ctx.op.type,
       task: taskText(ctx.op),
       repoMap: await gate.repoMap(),
@@ -152,7 +158,7 @@ export const solveStep: Step<WorkContext> = {
       },
       onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
       onUsage: usageRecorder(store, opId, budget),
-    });
+    }).finally(() => mcp.close());
     ctx.fixReports = result.fixReports;
     if (result.review) await record.review(result.review);
     const summary = redactor.redact(result.summary);

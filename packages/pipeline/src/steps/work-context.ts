@@ -1,4 +1,5 @@
-import type { BaselineCheck, BudgetTracker, CheckRun, FixReportEntry } from '@pullwright/agent';
+import type { BaselineCheck, BudgetTracker, CheckRun, FixReportEntry, RepositoryInstructions } from '@pullwright/agent';
+import type { McpServer } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
 import type { PreparedWorkspace } from '@pullwright/workspace';
 import type { FrameContext } from '../frame/job-frame.ts';
@@ -24,6 +25,10 @@ export interface PreparedWork {
   budget: BudgetTracker;
   /** The numbered artifacts of this operation (model calls, check runs) and its reports. */
   record: RunRecord;
+  /** The repository's instruction files, as the base commit has them (issue 31). */
+  instructions: RepositoryInstructions;
+  /** The MCP servers the service and the repository policy configure (issue 31). */
+  mcpServers: McpServer[];
 }
 
 /** A job that changes code (run, revise): the frame's context plus the work its steps build up. */
