@@ -241,4 +241,18 @@ describe('dashboard in a real browser', () => {
     expect(await page.content()).not.toContain(TEST_TOKEN);
     await context.close();
   });
+
+  it('shows the queue board at /admin/queues, with and without the trailing slash', async () => {
+    await sys.runtime.queue.add('run', { opId: 'opqueueboardpage1' });
+    const { context, page } = await open();
+    await page.goto(`${sys.api.url}/#token=${TEST_TOKEN}`);
+    await page.locator('#who-name').getByText('operator').waitFor();
+    for (const url of [`${sys.api.url}/admin/queues`, `${sys.api.url}/admin/queues/`]) {
+      await page.goto(url);
+      // The board's script renders the queue's name; a blocked <base href> leaves it on "Loading".
+      await page.getByText('code-operations').first().waitFor(POLL);
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, 'queue-board.png') });
+    await context.close();
+  });
 });

@@ -41,11 +41,13 @@ export function queueBoardRouter(
       `${principal.session.user} may not see the queue: that needs the admin role`,
     );
   };
-  // The board's own page sets inline styles; scripts stay same-origin only.
+  // The board's own page sets inline styles; scripts stay same-origin only. Its page names
+  // `<base href="/admin/queues/">` to load its assets: `base-uri 'none'` blocked that, and at
+  // `/admin/queues` (no trailing slash) the board then stayed on "Loading" forever.
   const boardPolicy: RequestHandler = (_req, res, next) => {
     res.set(
       'Content-Security-Policy',
-      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
     );
     next();
   };
