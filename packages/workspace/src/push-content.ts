@@ -1,5 +1,5 @@
+import { GitCommandError, runGit as git } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
-import { GitCommandError, runGit as git } from './run-git.ts';
 
 /** One file a push would add: a blob in some new commit's tree that the remote does not have at that path. */
 export interface PushedFile {

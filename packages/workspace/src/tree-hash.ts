@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runGit } from './run-git.ts';
+import { runGit } from '@pullwright/security';
 
 /**
  * The git tree of a working copy as it is now: tracked and untracked files that `.gitignore`

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
-import type { GitAuth } from '@pullwright/security';
+import { type GitAuth, protocolOf } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
-import { gitClient, isAncestor } from './git-client.ts';
+import { type GitRemoteAccess, gitClient, isAncestor } from './git-client.ts';
 
 export interface PrepareRequest {
   opId: string;
@@ -133,7 +133,13 @@ export class WorkspaceManager {
     }
     this.#remoteUrls.set(dir, cloneUrl);
     const started = Date.now();
-    await gitClient(dir, auth).raw(['fetch', '--quiet', '--prune', '--no-tags', 'origin']);
+    await gitClient(dir, { auth, protocol: protocolOf(cloneUrl) }).raw([
+      'fetch',
+      '--quiet',
+      '--prune',
+      '--no-tags',
+      'origin',
+    ]);
     this.#fetchStarted.set(dir, started);
     return dir;
   }
@@ -252,7 +258,12 @@ export class WorkspaceManager {
 
   /** The branch's sha on the forge right now, or undefined when it does not exist there. */
   async remoteBranchSha(dir: string, branch: string, auth?: GitAuth): Promise<string | undefined> {
-    const out = await gitClient(dir, auth).raw(['ls-remote', '--heads', 'origin', `refs/heads/${branch}`]);
+    const out = await gitClient(dir, await this.#forgeAccess(dir, auth)).raw([
+      'ls-remote',
+      '--heads',
+      'origin',
+      `refs/heads/${branch}`,
+    ]);
     return out.split(/\s/)[0] || undefined;
   }
 
@@ -283,7 +294,7 @@ export class WorkspaceManager {
       }
     }
     try {
-      await gitClient(dir, options.auth).raw([
+      await gitClient(dir, await this.#forgeAccess(dir, options.auth)).raw([
         'push',
         '--no-verify',
         '--porcelain',
@@ -352,6 +363,12 @@ export class WorkspaceManager {
       await rm(dir, { recursive: true, force: true });
       if (existsSync(mirror)) await gitClient(mirror).raw(['worktree', 'prune']);
     });
+  }
+
+  /** The job's token and the transport of the worktree's `origin` (the forge URL we set on the mirror). */
+  async #forgeAccess(dir: string, auth: GitAuth | undefined): Promise<GitRemoteAccess> {
+    const url = (await gitClient(dir).raw(['remote', 'get-url', 'origin'])).trim();
+    return { auth, protocol: protocolOf(url) };
   }
 
   #poolDir(repo: string): string {
