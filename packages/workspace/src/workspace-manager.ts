@@ -5,6 +5,7 @@ import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import { type GitAuth, protocolOf } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
 import { type GitRemoteAccess, gitClient, isAncestor } from './git-client.ts';
+import { findNestedGitData, refuseNestedGitData } from './nested-git-data.ts';
 
 export interface PrepareRequest {
   opId: string;
@@ -231,6 +232,7 @@ export class WorkspaceManager {
    * would see a name no file has.
    */
   async changedFiles(dir: string, baseSha: string): Promise<string[]> {
+    await refuseNestedGitData(dir);
     const git = gitClient(dir);
     await git.raw(['add', '--all', '--intent-to-add']);
     const out = await git.raw(['diff', '--name-only', '-z', '--no-renames', baseSha]);
@@ -238,6 +240,7 @@ export class WorkspaceManager {
   }
 
   async diff(dir: string, baseSha: string): Promise<string> {
+    await refuseNestedGitData(dir);
     const git = gitClient(dir);
     await git.raw(['add', '--all', '--intent-to-add']);
     return git.raw(['diff', '--no-color', '--no-ext-diff', baseSha]);
@@ -245,6 +248,7 @@ export class WorkspaceManager {
 
   /** Commits everything in the worktree; returns the new head sha, or undefined when nothing changed. */
   async commitAll(dir: string, message: string, trailers: Record<string, string>): Promise<string | undefined> {
+    await refuseNestedGitData(dir);
     const git = gitClient(dir);
     await git.raw(['add', '--all']);
     const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
@@ -340,7 +344,13 @@ export class WorkspaceManager {
     const dir = this.worktreeDir(opId);
     const mirror = this.mirrorDir(repo);
     await this.#mutex.run(mirror, async () => {
-      if (existsSync(mirror) && existsSync(path.join(dir, '.git')) && (await this.#pooled(repo)).length < POOL_SIZE) {
+      // A worktree holding nested git data is not reused: `clean` keeps a `.git` inside a tracked directory.
+      if (
+        existsSync(mirror) &&
+        existsSync(path.join(dir, '.git')) &&
+        (await this.#pooled(repo)).length < POOL_SIZE &&
+        (await findNestedGitData(dir).catch(() => ['?'])).length === 0
+      ) {
         try {
           const wt = gitClient(dir);
           await wt.raw(['checkout', '-q', '--force', '--detach']);

@@ -43,6 +43,12 @@ export async function publishChange(
   let findings: PublishFinding[];
   try {
     const content = await listPushContent(ws.dir, headSha, remoteSha ? [startSha, remoteSha] : [startSha]);
+    // A nested repository is refused like a protected path, whoever committed it.
+    if (content.gitlinks.length > 0)
+      throw new StopOperation(
+        'failed',
+        `commit blocked: the change adds a nested git repository (gitlink) at ${content.gitlinks.join(', ')}; nested repositories are never published`,
+      );
     findings = scanPublishableChange(deps.scanner, {
       branch,
       commits: content.commits,
@@ -50,6 +56,7 @@ export async function publishChange(
       ...(publish.texts ? { texts: publish.texts } : {}),
     });
   } catch (err) {
+    if (err instanceof StopOperation) throw err;
     throw new StopOperation('failed', `commit blocked: the secret scan failed: ${(err as Error).message}`);
   }
   ctx.op = await deps.store.patch(
