@@ -80,9 +80,11 @@ describe('BubblewrapRunner escape battery', () => {
     connections = 0;
   });
 
+  // Escape attempts below run as one list with `set +e`: each attempt is expected to fail, and
+  // the shell (errexit, pipefail like CI) would otherwise stop at the first.
   it("cannot read the worker's environment via env, /proc/1/environ or the worker's pid", async () => {
     const result = await run(
-      `env; cat /proc/1/environ; cat /proc/*/environ; cat /proc/${process.pid}/environ; echo "[$PW_CANARY_SECRET]"`,
+      `set +e; env; cat /proc/1/environ; cat /proc/*/environ; cat /proc/${process.pid}/environ; echo "[$PW_CANARY_SECRET]"`,
     );
     expect(result.output).not.toContain(CANARY);
     expect(result.output).toContain('[]');
@@ -92,7 +94,9 @@ describe('BubblewrapRunner escape battery', () => {
   it('cannot write outside the worktree, and sees the outside /tmp as empty', async () => {
     const canary = path.join(outside, 'canary.txt');
     const hostFile = `/usr/pw-escape-${randomBytes(4).toString('hex')}`;
-    const result = await run(`ls ${outside}; echo pwned > ${canary}; rm -f ${canary}; touch ${hostFile}; echo done`);
+    const result = await run(
+      `set +e; ls ${outside}; echo pwned > ${canary}; rm -f ${canary}; touch ${hostFile}; echo done`,
+    );
     expect(result.output).toMatch(/Read-only file system/);
     expect(readFileSync(canary, 'utf8')).toBe('untouched\n');
     expect(existsSync(hostFile)).toBe(false);
@@ -100,17 +104,34 @@ describe('BubblewrapRunner escape battery', () => {
 
   it('writes inside the worktree but not into .git (hooks, config)', async () => {
     const result = await run(
-      'echo ok > built.txt; mkdir -p .git/hooks; echo "#!/bin/sh" > .git/hooks/pre-commit; echo x >> .git/config; echo done',
+      'set +e; echo ok > built.txt; mkdir -p .git/hooks; echo "#!/bin/sh" > .git/hooks/pre-commit; echo x >> .git/config; echo done',
     );
     expect(readFileSync(path.join(repo, 'built.txt'), 'utf8')).toBe('ok\n');
     expect(result.output).toMatch(/\.git\/hooks\/pre-commit: Read-only file system/);
     expect(existsSync(path.join(repo, '.git/hooks/pre-commit'))).toBe(false);
     expect(readFileSync(path.join(repo, '.git/config'), 'utf8')).not.toMatch(/^x$/m);
+    expect(result.output).toMatch(/\.git\/config: Read-only file system\ndone\n$/);
+  });
+
+  it.each([
+    ['node -e "process.exit(1)" | cat', false],
+    ['true | cat', true],
+    ['false; echo after', false],
+    ['exit 3', false],
+    ['npm-test-that-does-not-exist 2>&1 | tee out.log', false],
+    ['false || echo handled', true],
+  ])('fails like a CI shell (errexit, pipefail): %s passes: %s', async (command, passes) => {
+    const result = await run(command);
+    expect(result.exitCode === 0).toBe(passes);
+    expect(result.output).not.toContain('after');
   });
 
   it('bounds a fork bomb by the pids limit and leaves nothing behind', async () => {
     const marker = `30.${Date.now()}${randomBytes(3).readUIntBE(0, 3)}`;
-    const result = await run(`i=0; while [ $i -lt 1000 ]; do sleep ${marker} & i=$((i+1)); done; echo spawned $i`);
+    const result = await run(
+      // dash, not bash: bash retries a failed fork for seconds; the limit is the sandbox's, not the shell's.
+      `exec sh -c 'i=0; while [ $i -lt 1000 ]; do sleep ${marker} & i=$((i+1)); done; echo spawned $i'`,
+    );
     expect(result.output).not.toContain('spawned 1000');
     expect(result.output).toMatch(/fork|Resource temporarily unavailable/i);
     expect(result.durationMs).toBeLessThan(5_000);
@@ -236,7 +257,7 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
   });
 
   it('cannot create a user namespace inside, and its /tmp is bounded', async () => {
-    const result = await run('unshare --user true; echo "userns=$?"; df -k /tmp | tail -1');
+    const result = await run('set +e; unshare --user true; echo "userns=$?"; df -k /tmp | tail -1');
     expect(result.output).toMatch(/userns=[1-9]/);
     const sizeKb = Number(result.output.trim().split('\n').at(-1)?.trim().split(/\s+/)[1]);
     expect(sizeKb).toBe(512 * 1024);
@@ -244,7 +265,7 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
 
   it('sees its own worktree read-write, the toolchain, and no network', async () => {
     const result = await run(
-      `cat README.md && echo built > out.txt && node -e "console.log('node', process.version)" && ls /sys 2>&1; cat /proc/net/dev | tail -n +3 | cut -d: -f1`,
+      `set +e; cat README.md && echo built > out.txt && node -e "console.log('node', process.version)" && ls /sys 2>&1; cat /proc/net/dev | tail -n +3 | cut -d: -f1`,
     );
     expect(result.output).toContain('hello\n');
     expect(result.output).toMatch(/node v\d+/);
@@ -255,7 +276,7 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
 
   it('lets git read the worktree and its mirror but write neither .git nor the mirror', async () => {
     const result = await run(
-      'git log --format=%s; git status --short; echo x > .git; git -c user.name=m -c user.email=m@m commit -q --allow-empty -m evil; git update-ref refs/heads/evil HEAD; echo done',
+      'set +e; git log --format=%s; git status --short; echo x > .git; git -c user.name=m -c user.email=m@m commit -q --allow-empty -m evil; git update-ref refs/heads/evil HEAD; echo done',
     );
     expect(result.output).toMatch(/^first$/m);
     expect(result.output).toMatch(/Read-only file system/);

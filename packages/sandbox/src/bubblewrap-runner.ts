@@ -11,6 +11,7 @@ import { gitReadOnlyPaths } from './git-read-only-paths.ts';
 import { ProcessRunner } from './process-runner.ts';
 import { DEFAULT_RESOURCE_LIMITS, prlimitArgs, type ResourceLimits } from './resource-limits.ts';
 import { safeEnv } from './safe-env.ts';
+import { shellArgv } from './shell-argv.ts';
 import { SANDBOX_GID, SANDBOX_UID, sandboxEtcArgs } from './sandbox-etc.ts';
 
 /** HOME inside the sandbox: on the private /tmp tmpfs, empty at every start. */
@@ -191,7 +192,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     for (const readOnly of gitReadOnlyPaths(root)) args.push('--ro-bind', readOnly, readOnly);
     args.push('--clearenv');
     for (const [key, value] of Object.entries(safeEnv(SANDBOX_HOME, spec.env))) args.push('--setenv', key, value);
-    args.push('--chdir', cwd, '--', '/bin/sh', '-c', spec.command);
+    args.push('--chdir', cwd, '--', ...shellArgv(spec.command));
     return args;
   }
 }

@@ -1,6 +1,6 @@
 /** How every repo command (install, test, lint, build) is run: the seam the sandbox plugs into. */
 export interface CommandSpec {
-  /** Shell command line from the repo's config (`npm test`), run by `sh -c`. */
+  /** Shell command line from the repo's config (`npm test`), run by `bash -eo pipefail -c` (see shellArgv). */
   command: string;
   cwd: string;
   /**

@@ -190,7 +190,7 @@ describe('DockerRunner against the Engine API contract', () => {
     });
     expect(body).toMatchObject({
       Image: 'pullwright-sandbox:test',
-      Cmd: ['/bin/sh', '-c', 'exit 0'],
+      Cmd: ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c', 'exit 0'],
       User: '1000:1000',
       WorkingDir: '/workspace/packages/app',
       NetworkDisabled: true,

@@ -6,6 +6,7 @@ import type { CommandResult, CommandRunner, CommandSpec } from './command-runner
 import { OutputBuffer } from './output-buffer.ts';
 import { PidNamespace } from './pid-namespace.ts';
 import { safeEnv } from './safe-env.ts';
+import { shellArgv } from './shell-argv.ts';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 
@@ -29,10 +30,10 @@ export class ProcessRunner implements CommandRunner {
 
   async run(spec: CommandSpec): Promise<CommandResult> {
     const support = PidNamespace.support();
-    const argv = ['prefix' in support ? support.prefix : [], 'sh', '-c', spec.command].flat();
+    const argv = ['prefix' in support ? support.prefix : [], shellArgv(spec.command)].flat();
     const home = await mkdtemp(path.join(os.tmpdir(), 'pw-home-'));
     try {
-      const [file = 'sh', ...args] = argv;
+      const [file = 'bash', ...args] = argv;
       return await this.spawnAndCollect(file, args, spec, safeEnv(home, spec.env));
     } finally {
       await rm(home, { recursive: true, force: true });
