@@ -150,6 +150,52 @@ describe('BubblewrapRunner escape battery', () => {
     expect(modest).toMatchObject({ exitCode: 0, output: 'ok 6\n' });
   });
 
+  it.each([
+    ['one file', 'dd if=/dev/zero of=big.bin bs=1M count=512 status=none; echo finished', 'a file reached 64 MiB'],
+    [
+      'one file, from node',
+      `node -e "require('fs').writeFileSync('big.bin', Buffer.alloc(512 << 20))"; echo finished`,
+      'a file reached 64 MiB',
+    ],
+    [
+      'many files',
+      'for i in $(seq 1 64); do dd if=/dev/zero of=part-$i.bin bs=1M count=8 status=none; done; echo finished',
+      'killed: the command wrote more than 64 MiB to disk',
+    ],
+  ])('fails a command that writes past the disk limit (%s), naming the limit', async (_shape, command, reason) => {
+    const limited = new BubblewrapRunner({ limits: { diskBytes: 64 * MiB } });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-bwrap-disk-'));
+    try {
+      const result = await limited.run({ command, cwd: dir, timeoutMs: 60_000 });
+      expect(result.exitCode).not.toBe(0);
+      expect(result.output).not.toContain('finished');
+      expect(result.output).toContain(`[pullwright] ${reason}`);
+      expect(result.output).toContain("the sandbox's disk limit");
+      // The worker's disk holds the limit and what one measuring interval let through, not 512 MiB.
+      const used = Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
+      expect(used).toBeLessThan(256 * MiB);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not count what a command writes to its private /tmp (a tmpfs bounded by its size)', async () => {
+    const limited = new BubblewrapRunner({ limits: { diskBytes: 64 * MiB } });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-bwrap-disk-'));
+    try {
+      const result = await limited.run({
+        // 3 × 48 MiB: more than the limit in all, each file under it.
+        command:
+          'for i in 1 2 3; do dd if=/dev/zero of=/tmp/scratch bs=1M count=48 status=none; rm /tmp/scratch; done; echo ok',
+        cwd: dir,
+        timeoutMs: 60_000,
+      });
+      expect(result).toMatchObject({ exitCode: 0, output: 'ok\n' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('caps the output it keeps', async () => {
     const result = await run('yes pullwright | head -c 1000000', { maxOutputBytes: 200 });
     expect(result.truncated).toBe(true);

@@ -23,8 +23,8 @@ export interface CommandSpec {
 
 export interface CommandResult {
   exitCode: number | null;
-  /** Set when the command was killed: timeout, output cap or abort. */
-  killedBy?: 'timeout' | 'abort';
+  /** Set when the command was killed: its timeout, an abort, or past its disk limit. */
+  killedBy?: 'timeout' | 'abort' | 'disk_limit';
   durationMs: number;
   /** stdout and stderr interleaved as they arrived, trimmed to the cap. */
   output: string;

@@ -134,7 +134,11 @@ export class DockerRunner implements CommandRunner {
         Init: true,
         Mounts: mounts,
         Tmpfs: { '/tmp': TMPFS_OPTIONS, [CONTAINER_HOME]: TMPFS_OPTIONS },
-        Ulimits: [{ Name: 'core', Soft: 0, Hard: 0 }],
+        // No file larger than the disk limit (the engine cannot meter the bind-mounted worktree).
+        Ulimits: [
+          { Name: 'core', Soft: 0, Hard: 0 },
+          { Name: 'fsize', Soft: this.limits.diskBytes, Hard: this.limits.diskBytes },
+        ],
         AutoRemove: false,
       },
     };
