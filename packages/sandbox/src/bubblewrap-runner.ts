@@ -11,9 +11,9 @@ import { gitReadOnlyPaths } from './git-read-only-paths.ts';
 import { ProcessRunner } from './process-runner.ts';
 import { DEFAULT_RESOURCE_LIMITS, prlimitArgs, type ResourceLimits } from './resource-limits.ts';
 import { safeEnv } from './safe-env.ts';
+import { SANDBOX_GID, SANDBOX_UID, sandboxEtcArgs } from './sandbox-etc.ts';
 import { shellArgv } from './shell-argv.ts';
 import { treeDiskWrites } from './tree-disk-writes.ts';
-import { SANDBOX_GID, SANDBOX_UID, sandboxEtcArgs } from './sandbox-etc.ts';
 
 /** HOME inside the sandbox: on the private /tmp tmpfs, empty at every start. */
 export const SANDBOX_HOME = '/tmp/home';

@@ -1,4 +1,5 @@
 export * from './dependency-cache.ts';
+export * from './forge-transport-error.ts';
 export * from './git-client.ts';
 export * from './interdiff.ts';
 export * from './nested-git-data.ts';

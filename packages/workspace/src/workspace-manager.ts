@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
 import { type GitAuth, protocolOf } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
+import { forgeTransportError } from './forge-transport-error.ts';
 import { type GitRemoteAccess, gitClient, isAncestor } from './git-client.ts';
 import { findNestedGitData, refuseNestedGitData } from './nested-git-data.ts';
 
@@ -262,12 +263,11 @@ export class WorkspaceManager {
 
   /** The branch's sha on the forge right now, or undefined when it does not exist there. */
   async remoteBranchSha(dir: string, branch: string, auth?: GitAuth): Promise<string | undefined> {
-    const out = await gitClient(dir, await this.#forgeAccess(dir, auth)).raw([
-      'ls-remote',
-      '--heads',
-      'origin',
-      `refs/heads/${branch}`,
-    ]);
+    const out = await gitClient(dir, await this.#forgeAccess(dir, auth))
+      .raw(['ls-remote', '--heads', 'origin', `refs/heads/${branch}`])
+      .catch((err: unknown) => {
+        throw forgeTransportError(`reading ${branch} on the forge`, err) ?? err;
+      });
     return out.split(/\s/)[0] || undefined;
   }
 
@@ -306,7 +306,10 @@ export class WorkspaceManager {
         `HEAD:refs/heads/${branch}`,
       ]);
     } catch (err) {
-      throw new PullwrightError('git_failed', `push of ${branch} was refused: ${firstLine(err)}`, { branch });
+      throw (
+        forgeTransportError(`push of ${branch}`, err) ??
+        new PullwrightError('git_failed', `push of ${branch} was refused: ${firstLine(err)}`, { branch })
+      );
     }
   }
 
