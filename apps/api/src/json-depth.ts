@@ -6,7 +6,7 @@ import { ValidationError } from '@pullwright/core';
  * recursive checks after parsing overflow the stack and answer 500, before authentication on
  * `POST /v1/session`.
  */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const OPEN = new Set([0x5b, 0x7b]); // [ {
 const CLOSE = new Set([0x5d, 0x7d]); // ] }
@@ -17,7 +17,7 @@ const BACKSLASH = 0x5c;
  * The deepest nesting in a JSON text, read byte by byte before it is parsed (brackets inside
  * strings do not count): linear, no recursion, so any body can be measured.
  */
-export function jsonDepth(body: Uint8Array): number {
+function jsonDepth(body: Uint8Array): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;
