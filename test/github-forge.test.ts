@@ -99,8 +99,12 @@ describe('GitHubForge against a GHES-style server', () => {
     await forge.revokeToken('acme/app', 'op-a');
     expect(gh.liveTokens()).not.toContain(a.token);
     expect(gh.liveTokens()).toContain(b.token);
-    await expect(gitClient(tmp, a).raw(['ls-remote', forge.cloneUrl('acme/app')])).rejects.toThrow();
-    expect(await gitClient(tmp, b).raw(['ls-remote', forge.cloneUrl('acme/app')])).toContain('refs/heads/main');
+    await expect(
+      gitClient(tmp, { auth: a, protocol: 'http' }).raw(['ls-remote', forge.cloneUrl('acme/app')]),
+    ).rejects.toThrow();
+    expect(
+      await gitClient(tmp, { auth: b, protocol: 'http' }).raw(['ls-remote', forge.cloneUrl('acme/app')]),
+    ).toContain('refs/heads/main');
     // A new call after revocation gets a fresh token.
     expect((await forge.gitAuth('acme/app', 'op-a')).token).not.toBe(a.token);
   });
@@ -160,8 +164,8 @@ describe('GitHubForge against a GHES-style server', () => {
   it('refuses a force push and a deletion of the default branch, and pushes without a token', async () => {
     const auth = await forge.gitAuth('acme/app', 'op-force');
     const work = path.join(tmp, 'work');
-    await gitClient(tmp, auth).raw(['clone', '-q', forge.cloneUrl('acme/app'), work]);
-    const git = gitClient(work, auth);
+    await gitClient(tmp, { auth, protocol: 'http' }).raw(['clone', '-q', forge.cloneUrl('acme/app'), work]);
+    const git = gitClient(work, { auth, protocol: 'http' });
     // An unrelated history: pushing it over main needs --force.
     await git.raw(['checkout', '-q', '--orphan', 'rewrite']);
     await git.raw(['commit', '-q', '-m', 'rewritten history']);
@@ -187,7 +191,9 @@ describe('GitHubForge against a GHES-style server', () => {
       );
     await expect(bareGit('push', '--force', 'origin', 'HEAD:main')).rejects.toThrow(/force push to the default branch/);
     await expect(bareGit('push', 'origin', ':main')).rejects.toThrow(/delete the default branch/);
-    await expect(gitClient(work).raw(['push', 'origin', 'HEAD:refs/heads/anon'])).rejects.toThrow();
+    await expect(
+      gitClient(work, { protocol: 'http' }).raw(['push', 'origin', 'HEAD:refs/heads/anon']),
+    ).rejects.toThrow();
     expect(await gh.branchSha('acme/app', 'anon')).toBeUndefined();
   });
 
@@ -200,9 +206,9 @@ describe('GitHubForge against a GHES-style server', () => {
   it('keeps one tracking comment per PR, edited in place, found again by a new process', async () => {
     const auth = await forge.gitAuth('acme/app', 'op-t');
     const work = path.join(tmp, 'work');
-    await gitClient(tmp, auth).raw(['clone', '-q', forge.cloneUrl('acme/app'), work]);
-    await gitClient(work, auth).raw(['commit', '--allow-empty', '-m', 'tracked']);
-    await gitClient(work, auth).raw(['push', 'origin', 'HEAD:refs/heads/feature-t']);
+    await gitClient(tmp, { auth, protocol: 'http' }).raw(['clone', '-q', forge.cloneUrl('acme/app'), work]);
+    await gitClient(work, { auth, protocol: 'http' }).raw(['commit', '--allow-empty', '-m', 'tracked']);
+    await gitClient(work, { auth, protocol: 'http' }).raw(['push', 'origin', 'HEAD:refs/heads/feature-t']);
     const pr = await forge.openPullRequest({
       repo: 'acme/app',
       head: 'feature-t',

@@ -1,4 +1,6 @@
+import { createHmac, randomUUID } from 'node:crypto';
 import zlib from 'node:zlib';
+import { signSlackRequest } from '@pullwright/slack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, TEST_TOKEN, type TestSystem } from './support/test-runtime.ts';
@@ -174,5 +176,84 @@ describe('budget caps without an identity directory', () => {
     expect(((await res.json()) as ErrorBody).error.message).toBe(
       "budget.costUsd 1000 is above the policy's cap of 5: only an admin may raise it (no IDENTITIES are configured)",
     );
+  });
+});
+
+describe('JSON nested deeper than the door allows', () => {
+  const SLACK_SECRET = 'slack-signing-secret-for-depth-tests';
+  const GITHUB_SECRET = 'github-webhook-secret-for-depth-tests';
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem({
+      worker: false,
+      env: { SLACK_SIGNING_SECRET: SLACK_SECRET, GITHUB_WEBHOOK_SECRET: GITHUB_SECRET },
+    });
+  });
+  afterAll(async () => sys?.stop());
+
+  // 5,000 levels: parsing it was fine, the recursive checks after it overflowed the stack (500).
+  const deep = (levels: number) => `{"description":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+  const json = { 'content-type': 'application/json' };
+  const bearer = { ...json, authorization: `Bearer ${TEST_TOKEN}` };
+  const routes: Array<[string, string, Record<string, string>]> = [
+    ['/v1/session', 'no credentials', json],
+    ['/v1/operations', 'no credentials', json],
+    ['/v1/operations', 'a wrong token', { ...json, authorization: 'Bearer wrong' }],
+    ['/v1/operations', 'the API token', bearer],
+    ['/v1/operations/abc123/approve', 'the API token', bearer],
+    ['/v1/operations/abc123/revise', 'the API token', bearer],
+    ['/v1/operations/abc123/cancel', 'the API token', bearer],
+    ['/v1/feature-requests', 'the API token', bearer],
+    ['/v1/no-such-route', 'no credentials', json],
+  ];
+
+  it.each(routes)('POST %s with %s → 400 naming the depth, before authentication', async (route, _who, headers) => {
+    const res = await fetch(`${sys.api.url}${route}`, { method: 'POST', headers, body: deep(5000) });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as ErrorBody;
+    expect(error).toMatchObject({
+      code: 'validation_failed',
+      message: 'invalid body: body is nested 5001 levels deep; at most 64 are accepted',
+    });
+  });
+
+  it('a body at the limit is read as usual', async () => {
+    const res = await fetch(`${sys.api.url}/v1/session`, { method: 'POST', headers: json, body: deep(63) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error.message).not.toMatch(/nested/);
+  });
+
+  it('Slack events and interactions, signed, → 400', async () => {
+    const events = deep(5000);
+    const res = await fetch(`${sys.api.url}/slack/events`, {
+      method: 'POST',
+      headers: { ...json, ...signSlackRequest(SLACK_SECRET, events) },
+      body: events,
+    });
+    expect(res.status).toBe(400);
+    const form = new URLSearchParams({ payload: deep(5000) }).toString();
+    const interaction = await fetch(`${sys.api.url}/slack/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...signSlackRequest(SLACK_SECRET, form) },
+      body: form,
+    });
+    expect(interaction.status).toBe(400);
+    expect(((await interaction.json()) as ErrorBody).error.message).toMatch(/payload is nested 5001 levels deep/);
+  });
+
+  it('a GitHub webhook, signed, → 400', async () => {
+    const body = deep(5000);
+    const res = await fetch(`${sys.api.url}/github/webhooks`, {
+      method: 'POST',
+      headers: {
+        ...json,
+        'x-github-event': 'issue_comment',
+        'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`,
+      },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error.message).toMatch(/nested 5001 levels deep/);
   });
 });

@@ -188,6 +188,9 @@ export class FakeGitHub {
   #nextId = 1000;
   #webhook: { url: string; secret: string } | undefined;
   #pending = new Set<Promise<unknown>>();
+  #pushOutage: { status: number; left: number } | undefined;
+  /** Requests to start a push (`info/refs?service=git-receive-pack`), answered or not. */
+  pushAttempts = 0;
 
   constructor() {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -229,6 +232,11 @@ export class FakeGitHub {
     const file = path.join(dir, 'app.private-key.pem');
     await writeFile(file, this.privateKeyPem, { mode: 0o600 });
     return file;
+  }
+
+  /** A forge outage at publish: the next `count` pushes are answered `status` (Infinity: every one). */
+  failPushes(status: number, count: number): void {
+    this.#pushOutage = { status, left: count };
   }
 
   /** Where GitHub would deliver this app's webhooks. */
@@ -724,6 +732,16 @@ export class FakeGitHub {
   async #git(req: IncomingMessage, res: ServerResponse, url: URL, fullName: string): Promise<void> {
     const repo = this.#repos.get(fullName);
     const write = url.searchParams.get('service') === 'git-receive-pack' || url.pathname.endsWith('/git-receive-pack');
+    if (write && req.method === 'GET') {
+      this.pushAttempts++;
+      const outage = this.#pushOutage;
+      if (outage && outage.left > 0) {
+        outage.left--;
+        res.writeHead(outage.status, { 'content-type': 'text/plain' });
+        res.end('Service Unavailable');
+        return;
+      }
+    }
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
     const password = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').slice(1).join(':') : '';
     const token = this.#tokens.get(password);

@@ -18,6 +18,7 @@ import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { interdiffRouter } from './interdiff-router.ts';
+import { refuseDeepJson } from './json-depth.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
 import { operationsRouter } from './operations-router.ts';
@@ -65,7 +66,8 @@ export function createApp(deps: ApiDeps): Express {
   // Before the JSON parser: Slack's signature is over the raw bytes, which these routes read themselves.
   const slack = createSlackServices(deps);
   if (slack?.signingSecret) app.use('/slack', slackRouter(slack, slack.signingSecret));
-  app.use(express.json({ limit: '256kb' }));
+  // The depth is measured on the raw bytes, before JSON.parse and before any route or authentication.
+  app.use(express.json({ limit: '256kb', verify: (_req, _res, body) => refuseDeepJson(body) }));
   app.use(wellFormedBody());
   app.use(dashboardSecurityHeaders());
 

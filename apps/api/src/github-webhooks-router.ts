@@ -5,6 +5,7 @@ import express, { type Router } from 'express';
 import { ZodError } from 'zod';
 import { GitHubEvents, type GitHubEventsDeps } from './github-events.ts';
 import { sendError } from './http-errors.ts';
+import { refuseDeepJson } from './json-depth.ts';
 import { ReplayGuard } from './replay-guard.ts';
 
 /** GitHub lets anyone with access redeliver a delivery for 3 days; a replay inside that window is a no-op. */
@@ -50,6 +51,7 @@ export function githubWebhooksRouter(deps: GitHubWebhooksDeps): Router {
     if (!DELIVERY_ID.test(delivery) || !event) {
       return sendError(res, 400, 'validation_failed', 'X-GitHub-Delivery and X-GitHub-Event are required');
     }
+    refuseDeepJson(body);
     const key = `${deps.keyPrefix}:github:delivery:${delivery}`;
     const signed = [body];
     try {

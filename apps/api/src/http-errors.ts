@@ -1,4 +1,4 @@
-import { errorOutcome, type FieldIssue, isPullwrightError, type Logger } from '@pullwright/core';
+import { errorOutcome, type FieldIssue, isPullwrightError, type Logger, withoutHostPaths } from '@pullwright/core';
 import type { ErrorRequestHandler, Response } from 'express';
 
 export function sendError(
@@ -25,7 +25,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         extra.fields = err.context.issues as FieldIssue[];
       if ('from' in err.context) extra.status = err.context.from;
       if ('status' in err.context) extra.status = err.context.status;
-      return sendError(res, status, err.code, err.message, extra);
+      return sendError(res, status, err.code, withoutHostPaths(err.message), extra);
     }
     const e = err as { type?: string; status?: number; message?: string };
     if (e.type === 'entity.parse.failed') {

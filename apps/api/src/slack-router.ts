@@ -1,6 +1,7 @@
 import { verifySlackSignature } from '@pullwright/slack';
 import express, { type Request, type RequestHandler, Router } from 'express';
 import { sendError } from './http-errors.ts';
+import { refuseDeepJson } from './json-depth.ts';
 import { SlackInbound } from './slack-inbound.ts';
 import type { SlackServices } from './slack-services.ts';
 
@@ -42,7 +43,9 @@ export function slackRouter(slack: SlackServices, signingSecret: string): Router
   });
 
   router.post('/interactions', raw, verified, async (req, res) => {
-    const answer = await inbound.interaction(parseJson(form(req).payload));
+    const { payload } = form(req);
+    if (payload) refuseDeepJson(payload, 'payload');
+    const answer = await inbound.interaction(parseJson(payload));
     if (answer) {
       res.json(answer);
       return;
@@ -51,6 +54,7 @@ export function slackRouter(slack: SlackServices, signingSecret: string): Router
   });
 
   router.post('/events', raw, verified, async (req, res) => {
+    refuseDeepJson(rawBody(req));
     const challenge = await inbound.event(parseJson(rawBody(req).toString('utf8')));
     if (challenge) return res.json(challenge);
     return res.status(200).end();

@@ -193,6 +193,12 @@ export const EnvSchema = z
      * waits for Start / Modify before it ends cancelled. The worker slot stays held meanwhile.
      */
     PLAN_CONFIRMATION_TIMEOUT_MS: positiveInt(3_600_000),
+    /**
+     * How long the publish gate keeps trying a forge that does not answer or answers 5xx
+     * (backoff 1 s, 2 s, 4 s … 30 s), within the operation's time budget, before the operation
+     * fails naming the forge. A forge restart or a blip during the push no longer fails it.
+     */
+    FORGE_RETRY_MS: positiveInt(120_000),
     /** Repair rounds after the first attempt (seed 003: one attempt + three repairs). */
     MAX_REPAIRS: z.coerce.number().int().min(0).max(10).default(3),
     /** Size of the repository map given to the model instead of whole files. */
@@ -420,6 +426,7 @@ export interface Config {
   workerConcurrency: number;
   checkTimeoutMs: number;
   planConfirmationTimeoutMs: number;
+  forgeRetryMs: number;
   maxTurns: number;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
   maxRepairs: number;
@@ -589,6 +596,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: Proces
     workerConcurrency: env.WORKER_CONCURRENCY,
     checkTimeoutMs: env.CHECK_TIMEOUT_MS,
     planConfirmationTimeoutMs: env.PLAN_CONFIRMATION_TIMEOUT_MS,
+    forgeRetryMs: env.FORGE_RETRY_MS,
     maxTurns: env.MAX_TURNS,
     budget: { turns: env.MAX_TURNS, tokens: env.MAX_TOKENS, wallMs: env.MAX_WALL_MS, costUsd: env.MAX_COST_USD },
     maxRepairs: env.MAX_REPAIRS,

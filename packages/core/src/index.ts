@@ -11,3 +11,4 @@ export * from './parse-unified-diff.ts';
 export * from './review-ledger.ts';
 export * from './state-machine.ts';
 export * from './transient-errors.ts';
+export * from './without-host-paths.ts';

@@ -163,7 +163,14 @@ export function forgeError(what: string, err: unknown): PullwrightError {
     .split('\n')[0]!
     .replace(/\b(?:token|bearer)\s+\S+/gi, '[redacted]')
     .slice(0, 300);
+  // GitHub did not answer, or answered a server error or a rate limit: worth another try.
+  const transient = status !== undefined ? status >= 500 || status === 429 : UNANSWERED.test(message);
   return new PullwrightError('forge_failed', `GitHub: ${what} failed${status ? ` (${status})` : ''}: ${message}`, {
     ...(status ? { status } : {}),
+    transient,
   });
 }
+
+/** How node's fetch (and Octokit on top of it) says that nothing answered. */
+const UNANSWERED =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|other side closed/i;

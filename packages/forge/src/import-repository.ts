@@ -1,36 +1,26 @@
-import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { PullwrightError, RepoSlug, ValidationError } from '@pullwright/core';
-import { HARDENED_GIT_CONFIG } from '@pullwright/security';
-
-const run = promisify(execFile);
+import { type GitProtocol, runGit } from '@pullwright/security';
 
 /**
  * Transports a clone may use. `ext::` runs an arbitrary command and `fd::` reads a file
  * descriptor: a source string must never be able to do either.
  */
-const ALLOWED_PROTOCOLS = 'file:git:http:https:ssh';
+const ALLOWED_PROTOCOLS: readonly GitProtocol[] = ['file', 'git', 'http', 'https', 'ssh'];
 const URL_SOURCE = /^(?:https?|ssh|git|file):\/\//i;
 /** `git@host:owner/name.git`, the form GitHub's "Clone" button shows for SSH. */
 const SCP_SOURCE = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/\\]/;
 
-async function git(args: string[], cwd?: string): Promise<string> {
-  const { stdout } = await run('git', [...HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]), ...args], {
-    ...(cwd ? { cwd } : {}),
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? '/tmp',
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS,
-      // An SSH source uses the person's own agent and keys, as `git clone` would.
-      ...(process.env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK } : {}),
-    },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
+async function git(args: string[], cwd = process.cwd()): Promise<string> {
+  const env: Record<string, string> = {};
+  // An SSH source uses the person's own agent and keys (ssh reads them from HOME), as `git clone` would.
+  for (const key of ['SSH_AUTH_SOCK', 'HOME'] as const) {
+    const value = process.env[key];
+    if (value) env[key] = value;
+  }
+  return (await runGit(cwd, args, { env, protocols: ALLOWED_PROTOCOLS })).toString('utf8');
 }
 
 function bad(field: string, reason: string): ValidationError {
@@ -114,8 +104,7 @@ export async function importRepository(
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     if (err instanceof PullwrightError) throw err;
-    const stderr = String((err as { stderr?: unknown }).stderr ?? (err as Error).message).trim();
-    throw bad('source', `git clone failed: ${stderr.split('\n').slice(-1)[0]}`);
+    throw bad('source', `git clone failed: ${(err as Error).message.trim().split('\n').slice(-1)[0]}`);
   }
 }
 

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { NotFoundError, PullwrightError, RepoSlug } from '@pullwright/core';
-import { HARDENED_GIT_CONFIG } from '@pullwright/security';
+import { GitCommandError, runGit } from '@pullwright/security';
 import type { Cluster, Redis } from 'ioredis';
 import type {
   CheckRun,
@@ -17,19 +15,9 @@ import type {
   ReviewComment,
 } from './forge.ts';
 
-const run = promisify(execFile);
-
-function configArgs(): string[] {
-  return HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]);
-}
-
+/** git in one of the forge's repositories; only a local push between them needs a transport. */
 async function git(cwd: string, args: string[]): Promise<string> {
-  const { stdout } = await run('git', [...configArgs(), ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GIT_TERMINAL_PROMPT: '0' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
+  return (await runGit(cwd, args, { protocols: ['file'] })).toString('utf8');
 }
 
 export interface LocalForgeOptions {
@@ -216,7 +204,7 @@ export class LocalForge implements Forge {
         .split('\n')[0]!
         .trim();
     } catch (err) {
-      const conflicted = String((err as { stdout?: string }).stdout ?? '')
+      const conflicted = (err instanceof GitCommandError ? err.stdout : '')
         .split('\n')
         .slice(1)
         .filter((l) => l && !l.startsWith('Auto-merging') && !l.startsWith('CONFLICT'))

@@ -57,6 +57,8 @@ export interface PipelineDeps {
   checkTimeoutMs: number;
   /** How long a plan waits for Start / Modify (PLAN_CONFIRMATION_TIMEOUT_MS; 1 h when unset). */
   planConfirmationTimeoutMs?: number;
+  /** FORGE_RETRY_MS: how long publishing retries a forge that does not answer (see withForgeRetries). */
+  forgeRetryMs: number;
   baselines: BaselineChecks;
   /** Check results by tree, kept by this worker across jobs (see CheckResultCache). */
   checkResults: CheckResultCache;

@@ -2,7 +2,7 @@ import { type CheckRun, type CheckRunner, failingTests } from '@pullwright/agent
 import { ValidationError } from '@pullwright/core';
 import type { CommandEntry, RepoPolicyFile } from '@pullwright/policy';
 import { type CommandKind, CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
-import { worktreeTreeHash } from '@pullwright/workspace';
+import { NestedGitDataError, removeNestedGitData, worktreeTreeHash } from '@pullwright/workspace';
 
 /** Scripts from package.json we treat as checks, in the order they usually run. */
 const PACKAGE_SCRIPTS = ['typecheck', 'lint', 'test', 'build'] as const;
@@ -237,9 +237,13 @@ export class RepoChecks implements CheckRunner {
       timeoutMs: spec.timeoutMs,
       ...(signal ? { signal } : {}),
     });
+    // Git data a check leaves in the worktree (a test that `git init`s a fixture) is removed at
+    // once: host git never enters it, nothing publishes it, and the model is told (issue 25).
+    const removed = await removeNestedGitData(this.root);
+    const refusal = removed.length ? `\n[pullwright] ${new NestedGitDataError(removed).message} It was removed.` : '';
     // Paths relative to the repository: shorter for the model, and equal across worktrees
     // (failure fingerprints and cached baselines compare them).
-    const output = result.output.replaceAll(`${this.root}/`, '');
+    const output = `${result.output}${refusal}`.replaceAll(`${this.root}/`, '');
     const run: CheckRun = {
       name,
       command: spec.command,

@@ -237,6 +237,7 @@ export async function createRuntime(
     branches,
     checkTimeoutMs: config.checkTimeoutMs,
     planConfirmationTimeoutMs: config.planConfirmationTimeoutMs,
+    forgeRetryMs: config.forgeRetryMs,
     actions,
     demo,
     features,

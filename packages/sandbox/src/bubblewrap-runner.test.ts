@@ -80,9 +80,11 @@ describe('BubblewrapRunner escape battery', () => {
     connections = 0;
   });
 
+  // Escape attempts below run as one list with `set +e`: each attempt is expected to fail, and
+  // the shell (errexit, pipefail like CI) would otherwise stop at the first.
   it("cannot read the worker's environment via env, /proc/1/environ or the worker's pid", async () => {
     const result = await run(
-      `env; cat /proc/1/environ; cat /proc/*/environ; cat /proc/${process.pid}/environ; echo "[$PW_CANARY_SECRET]"`,
+      `set +e; env; cat /proc/1/environ; cat /proc/*/environ; cat /proc/${process.pid}/environ; echo "[$PW_CANARY_SECRET]"`,
     );
     expect(result.output).not.toContain(CANARY);
     expect(result.output).toContain('[]');
@@ -92,7 +94,9 @@ describe('BubblewrapRunner escape battery', () => {
   it('cannot write outside the worktree, and sees the outside /tmp as empty', async () => {
     const canary = path.join(outside, 'canary.txt');
     const hostFile = `/usr/pw-escape-${randomBytes(4).toString('hex')}`;
-    const result = await run(`ls ${outside}; echo pwned > ${canary}; rm -f ${canary}; touch ${hostFile}; echo done`);
+    const result = await run(
+      `set +e; ls ${outside}; echo pwned > ${canary}; rm -f ${canary}; touch ${hostFile}; echo done`,
+    );
     expect(result.output).toMatch(/Read-only file system/);
     expect(readFileSync(canary, 'utf8')).toBe('untouched\n');
     expect(existsSync(hostFile)).toBe(false);
@@ -100,17 +104,34 @@ describe('BubblewrapRunner escape battery', () => {
 
   it('writes inside the worktree but not into .git (hooks, config)', async () => {
     const result = await run(
-      'echo ok > built.txt; mkdir -p .git/hooks; echo "#!/bin/sh" > .git/hooks/pre-commit; echo x >> .git/config; echo done',
+      'set +e; echo ok > built.txt; mkdir -p .git/hooks; echo "#!/bin/sh" > .git/hooks/pre-commit; echo x >> .git/config; echo done',
     );
     expect(readFileSync(path.join(repo, 'built.txt'), 'utf8')).toBe('ok\n');
     expect(result.output).toMatch(/\.git\/hooks\/pre-commit: Read-only file system/);
     expect(existsSync(path.join(repo, '.git/hooks/pre-commit'))).toBe(false);
     expect(readFileSync(path.join(repo, '.git/config'), 'utf8')).not.toMatch(/^x$/m);
+    expect(result.output).toMatch(/\.git\/config: Read-only file system\ndone\n$/);
+  });
+
+  it.each([
+    ['node -e "process.exit(1)" | cat', false],
+    ['true | cat', true],
+    ['false; echo after', false],
+    ['exit 3', false],
+    ['npm-test-that-does-not-exist 2>&1 | tee out.log', false],
+    ['false || echo handled', true],
+  ])('fails like a CI shell (errexit, pipefail): %s passes: %s', async (command, passes) => {
+    const result = await run(command);
+    expect(result.exitCode === 0).toBe(passes);
+    expect(result.output).not.toContain('after');
   });
 
   it('bounds a fork bomb by the pids limit and leaves nothing behind', async () => {
     const marker = `30.${Date.now()}${randomBytes(3).readUIntBE(0, 3)}`;
-    const result = await run(`i=0; while [ $i -lt 1000 ]; do sleep ${marker} & i=$((i+1)); done; echo spawned $i`);
+    const result = await run(
+      // dash, not bash: bash retries a failed fork for seconds; the limit is the sandbox's, not the shell's.
+      `exec sh -c 'i=0; while [ $i -lt 1000 ]; do sleep ${marker} & i=$((i+1)); done; echo spawned $i'`,
+    );
     expect(result.output).not.toContain('spawned 1000');
     expect(result.output).toMatch(/fork|Resource temporarily unavailable/i);
     expect(result.durationMs).toBeLessThan(5_000);
@@ -127,6 +148,52 @@ describe('BubblewrapRunner escape battery', () => {
       `node -e "const a=[]; for (let i=0;i<6;i++) a.push(Buffer.alloc(16 << 20, 1)); console.log('ok', a.length)"`,
     );
     expect(modest).toMatchObject({ exitCode: 0, output: 'ok 6\n' });
+  });
+
+  it.each([
+    ['one file', 'dd if=/dev/zero of=big.bin bs=1M count=512 status=none; echo finished', 'a file reached 64 MiB'],
+    [
+      'one file, from node',
+      `node -e "require('fs').writeFileSync('big.bin', Buffer.alloc(512 << 20))"; echo finished`,
+      'a file reached 64 MiB',
+    ],
+    [
+      'many files',
+      'for i in $(seq 1 64); do dd if=/dev/zero of=part-$i.bin bs=1M count=8 status=none; done; echo finished',
+      'killed: the command wrote more than 64 MiB to disk',
+    ],
+  ])('fails a command that writes past the disk limit (%s), naming the limit', async (_shape, command, reason) => {
+    const limited = new BubblewrapRunner({ limits: { diskBytes: 64 * MiB } });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-bwrap-disk-'));
+    try {
+      const result = await limited.run({ command, cwd: dir, timeoutMs: 60_000 });
+      expect(result.exitCode).not.toBe(0);
+      expect(result.output).not.toContain('finished');
+      expect(result.output).toContain(`[pullwright] ${reason}`);
+      expect(result.output).toContain("the sandbox's disk limit");
+      // The worker's disk holds the limit and what one measuring interval let through, not 512 MiB.
+      const used = Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
+      expect(used).toBeLessThan(256 * MiB);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not count what a command writes to its private /tmp (a tmpfs bounded by its size)', async () => {
+    const limited = new BubblewrapRunner({ limits: { diskBytes: 64 * MiB } });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-bwrap-disk-'));
+    try {
+      const result = await limited.run({
+        // 3 × 48 MiB: more than the limit in all, each file under it.
+        command:
+          'for i in 1 2 3; do dd if=/dev/zero of=/tmp/scratch bs=1M count=48 status=none; rm /tmp/scratch; done; echo ok',
+        cwd: dir,
+        timeoutMs: 60_000,
+      });
+      expect(result).toMatchObject({ exitCode: 0, output: 'ok\n' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('caps the output it keeps', async () => {
@@ -280,7 +347,7 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
   });
 
   it('cannot create a user namespace inside, and its /tmp is bounded', async () => {
-    const result = await run('unshare --user true; echo "userns=$?"; df -k /tmp | tail -1');
+    const result = await run('set +e; unshare --user true; echo "userns=$?"; df -k /tmp | tail -1');
     expect(result.output).toMatch(/userns=[1-9]/);
     const sizeKb = Number(result.output.trim().split('\n').at(-1)?.trim().split(/\s+/)[1]);
     expect(sizeKb).toBe(512 * 1024);
@@ -288,7 +355,7 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
 
   it('sees its own worktree read-write, the toolchain, and no network', async () => {
     const result = await run(
-      `cat README.md && echo built > out.txt && node -e "console.log('node', process.version)" && ls /sys 2>&1; cat /proc/net/dev | tail -n +3 | cut -d: -f1`,
+      `set +e; cat README.md && echo built > out.txt && node -e "console.log('node', process.version)" && ls /sys 2>&1; cat /proc/net/dev | tail -n +3 | cut -d: -f1`,
     );
     expect(result.output).toContain('hello\n');
     expect(result.output).toMatch(/node v\d+/);
@@ -299,7 +366,7 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
 
   it('lets git read the worktree and its mirror but write neither .git nor the mirror', async () => {
     const result = await run(
-      'git log --format=%s; git status --short; echo x > .git; git -c user.name=m -c user.email=m@m commit -q --allow-empty -m evil; git update-ref refs/heads/evil HEAD; echo done',
+      'set +e; git log --format=%s; git status --short; echo x > .git; git -c user.name=m -c user.email=m@m commit -q --allow-empty -m evil; git update-ref refs/heads/evil HEAD; echo done',
     );
     expect(result.output).toMatch(/^first$/m);
     expect(result.output).toMatch(/Read-only file system/);

@@ -13,6 +13,8 @@ import { ProcessRunner } from './process-runner.ts';
 import { DEFAULT_RESOURCE_LIMITS, prlimitArgs, type ResourceLimits } from './resource-limits.ts';
 import { safeEnv } from './safe-env.ts';
 import { SANDBOX_GID, SANDBOX_UID, sandboxEtcArgs } from './sandbox-etc.ts';
+import { shellArgv } from './shell-argv.ts';
+import { treeDiskWrites } from './tree-disk-writes.ts';
 
 /** HOME inside the sandbox: on the private /tmp tmpfs, empty at every start. */
 export const SANDBOX_HOME = '/tmp/home';
@@ -101,8 +103,13 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
    * otherwise throws the reason and the fix.
    */
   async probe(): Promise<void> {
-    const missing = [this.#bwrap, 'prlimit'].filter((name) => !findExecutable(name));
+    const missing = [this.#bwrap, 'prlimit', 'bash'].filter((name) => !findExecutable(name));
     if (missing.length > 0) throw unavailable(`${missing.join(' and ')} not found on PATH`);
+    // The disk limit reads what each process wrote; without that a check could fill the disk.
+    if ((await treeDiskWrites(process.pid)) === undefined)
+      throw unavailable(
+        'the kernel does not report per-process disk writes (/proc/<pid>/io), which the disk limit reads',
+      );
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pw-bwrap-probe-'));
     try {
       const result = await this.run({ command: 'true', cwd: dir, timeoutMs: 10_000 });
@@ -121,7 +128,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
       const [file, argv] = cgroup ? cgroup.wrap(...limited) : limited;
       // bwrap itself gets only the allowlisted environment too: the sandbox's pid 1 is a fork
       // of bwrap, and its /proc/1/environ is readable from inside.
-      return await this.spawnAndCollect(file, argv, spec, env);
+      return await this.spawnAndCollect(file, argv, spec, env, this.limits.diskBytes);
     } finally {
       await cgroup?.destroy();
     }
@@ -208,7 +215,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     for (const readOnly of gitReadOnlyPaths(root)) args.push('--ro-bind', readOnly, readOnly);
     args.push('--clearenv');
     for (const [key, value] of Object.entries(safeEnv(SANDBOX_HOME, spec.env))) args.push('--setenv', key, value);
-    args.push('--chdir', cwd, '--', '/bin/sh', '-c', spec.command);
+    args.push('--chdir', cwd, '--', ...shellArgv(spec.command));
     return args;
   }
 }

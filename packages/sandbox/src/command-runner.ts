@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 
 /** How every repo command (install, test, lint, build) is run: the seam the sandbox plugs into. */
 export interface CommandSpec {
-  /** Shell command line from the repo's config (`npm test`), run by `sh -c`. */
+  /** Shell command line from the repo's config (`npm test`), run by `bash -eo pipefail -c` (see shellArgv). */
   command: string;
   cwd: string;
   /**
@@ -31,8 +31,8 @@ export interface CommandSpec {
 
 export interface CommandResult {
   exitCode: number | null;
-  /** Set when the command was killed: timeout, output cap or abort. */
-  killedBy?: 'timeout' | 'abort';
+  /** Set when the command was killed: its timeout, an abort, or past its disk limit. */
+  killedBy?: 'timeout' | 'abort' | 'disk_limit';
   durationMs: number;
   /** stdout and stderr interleaved as they arrived, trimmed to the cap. */
   output: string;

@@ -185,12 +185,15 @@ describe('DockerRunner against the Engine API contract', () => {
         '/tmp': 'rw,exec,nosuid,nodev,mode=1777,size=536870912',
         '/tmp/home': 'rw,exec,nosuid,nodev,mode=1777,size=536870912',
       },
-      Ulimits: [{ Name: 'core', Soft: 0, Hard: 0 }],
+      Ulimits: [
+        { Name: 'core', Soft: 0, Hard: 0 },
+        { Name: 'fsize', Soft: 2 * 1024 ** 3, Hard: 2 * 1024 ** 3 },
+      ],
       AutoRemove: false,
     });
     expect(body).toMatchObject({
       Image: 'pullwright-sandbox:test',
-      Cmd: ['/bin/sh', '-c', 'exit 0'],
+      Cmd: ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c', 'exit 0'],
       User: '1000:1000',
       WorkingDir: '/workspace/packages/app',
       NetworkDisabled: true,

@@ -11,6 +11,7 @@ import { OutputBuffer } from './output-buffer.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './process-runner.ts';
 import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from './resource-limits.ts';
 import { safeEnv } from './safe-env.ts';
+import { shellArgv } from './shell-argv.ts';
 
 /*
  * Docker setup — for hosts with a Docker engine and no working bubblewrap (most hosted
@@ -25,7 +26,7 @@ import { safeEnv } from './safe-env.ts';
  * The image (`image` option) must:
  *   - already be present on the engine: the runner never pulls, so a check cannot wait on
  *     (or be redirected to) a registry;
- *   - contain `/bin/sh` and every toolchain the repos' checks use (node + npm, python,
+ *   - contain `bash` (commands run as `bash -eo pipefail -c`) and every toolchain the repos' checks use (node + npm, python,
  *     go…), installed system-wide, because the root filesystem is mounted read-only;
  *   - have a non-root user whose uid:gid matches `user` (default 1000:1000, the `node`
  *     user of the official node images) and owns the worktrees on the host, since the
@@ -111,7 +112,7 @@ export class DockerRunner implements CommandRunner {
     return {
       name: `pullwright-sandbox-${randomBytes(6).toString('hex')}`,
       Image: this.image,
-      Cmd: ['/bin/sh', '-c', spec.command],
+      Cmd: shellArgv(spec.command),
       Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
       User: this.user,
       WorkingDir: path.posix.join(CONTAINER_WORKTREE, ...rel.split(path.sep).filter(Boolean)),
@@ -133,7 +134,11 @@ export class DockerRunner implements CommandRunner {
         Init: true,
         Mounts: mounts,
         Tmpfs: { '/tmp': TMPFS_OPTIONS, [CONTAINER_HOME]: TMPFS_OPTIONS },
-        Ulimits: [{ Name: 'core', Soft: 0, Hard: 0 }],
+        // No file larger than the disk limit (the engine cannot meter the bind-mounted worktree).
+        Ulimits: [
+          { Name: 'core', Soft: 0, Hard: 0 },
+          { Name: 'fsize', Soft: this.limits.diskBytes, Hard: this.limits.diskBytes },
+        ],
         AutoRemove: false,
       },
     };

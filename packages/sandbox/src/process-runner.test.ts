@@ -36,4 +36,11 @@ describe('ProcessRunner contains the whole process tree', () => {
     expect(Date.now() - started).toBeLessThan(timeoutMs / 10);
     expect(leftoverProcesses(`sleep ${m}`)).toBe('');
   });
+
+  it('fails a piped command whose first part fails, like a CI shell', async () => {
+    expect(
+      (await runner.run({ command: 'node -e "process.exit(1)" | cat', cwd: dir, timeoutMs: 30_000 })).exitCode,
+    ).toBe(1);
+    expect((await runner.run({ command: 'true | cat', cwd: dir, timeoutMs: 30_000 })).exitCode).toBe(0);
+  });
 });

@@ -12,13 +12,29 @@ export interface ResourceLimits {
   pids: number;
   /** CPU cores (fractional allowed). Default 1. Enforced by the Docker runner only. */
   cpus: number;
+  /**
+   * Bytes the command's processes may put on disk (the worktree is the only disk a sandboxed
+   * command can write; its /tmp is a bounded tmpfs). Default 2 GiB: a large `npm ci` writes
+   * about 1 GiB; a check wrote 1.5 GiB in 6.8 s before there was a limit. Measured while the
+   * command runs (see treeDiskWrites) and also the largest file any process may write
+   * (RLIMIT_FSIZE). Past it the command is killed and its output names the limit.
+   */
+  diskBytes: number;
 }
 
 export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   memoryBytes: 2 * 1024 ** 3,
   pids: 256,
   cpus: 1,
+  diskBytes: 2 * 1024 ** 3,
 });
+
+/** "2 GiB", "64 MiB": how a limit is named in a command's output. */
+export function formatLimit(bytes: number): string {
+  return bytes >= 1024 ** 3 && bytes % 1024 ** 3 === 0
+    ? `${bytes / 1024 ** 3} GiB`
+    : `${Math.round(bytes / 1024 ** 2)} MiB`;
+}
 
 /**
  * `prlimit` arguments applied to the sandbox's first process and inherited by every
@@ -29,5 +45,5 @@ export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
  * RLIMIT_NPROC counts the user's processes host-wide and is ignored for root, hence the cgroup.
  */
 export function prlimitArgs(limits: ResourceLimits): string[] {
-  return [`--nproc=${limits.pids}`, `--data=${limits.memoryBytes}`, '--core=0', '--'];
+  return [`--nproc=${limits.pids}`, `--data=${limits.memoryBytes}`, `--fsize=${limits.diskBytes}`, '--core=0', '--'];
 }

@@ -118,7 +118,10 @@ const refusedBoth: Array<[string, PathRule]> = [
   ['.env.local', 'secret_file'],
   ['.ENV.production', 'secret_file'],
   ['.envrc', 'secret_file'],
+  ['src/.envrc', 'secret_file'],
+  ['.envrc.local', 'secret_file'],
   ['config/.env.test', 'secret_file'],
+  ['deploy/prod.env', 'secret_file'],
   ['%2eenv', 'secret_file'],
   ['deploy/id_rsa', 'secret_file'],
   ['home/id_ed25519.pub', 'secret_file'],
@@ -206,6 +209,11 @@ describe('PathGuard', () => {
     ['src/a.ts', 'src/a.ts'],
     ['inner-link/b.ts', 'src/b.ts'],
     ['sub/ok.ts', 'sub/ok.ts'],
+    // Templates and look-alikes are not dotenv files: the model reads and documents them.
+    ['src/.envrc.example.md', 'src/.envrc.example.md'],
+    ['.env.example', '.env.example'],
+    ['src/.environment.ts', 'src/.environment.ts'],
+    ['.envoy.yaml', '.envoy.yaml'],
   ])('writes %j at %j', async (requested, expected) => {
     const guard = new PathGuard(root);
     expect(await guard.resolveForWrite(requested)).toBe(path.join(root, expected));

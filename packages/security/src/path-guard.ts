@@ -4,6 +4,7 @@ import { PullwrightError } from '@pullwright/core';
 import { isDotGitName } from './dot-git-name.ts';
 import { GitignoreMatcher } from './gitignore-matcher.ts';
 import { pathSpellings } from './path-spellings.ts';
+import { DOTENV_FILE_NAME } from './secret-file-name.ts';
 
 export type PathRule =
   | 'absolute'
@@ -80,7 +81,7 @@ export const DEFAULT_UNDELETABLE: readonly string[] = ['package.json', 'index.ht
 
 /** Files that usually hold credentials: neither read nor written. Tested per path segment. */
 export const SECRET_FILE_PATTERNS: readonly RegExp[] = [
-  /(^|\/)\.env[^/]*$/i,
+  DOTENV_FILE_NAME,
   /\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfstate|tfstate\.backup)$/i,
   /(^|\/)id_(rsa|dsa|ecdsa|ed25519)[^/]*$/i,
   /(^|\/)(credentials|service[-_]account[^/]*|client_secret[^/]*)(\.json)?$/i,

@@ -46,6 +46,10 @@ describe('scanPublishableChange', () => {
     ['deploy/prod.env', true],
     ['.env.example', false],
     ['config/.env.sample', false],
+    // direnv's file, written by a check, is refused like every other env file; its documented template is not.
+    ['.envrc', true],
+    ['services/api/.envrc', true],
+    ['src/.envrc.example.md', false],
     ['certs/server.p12', true],
     ['android/release.keystore', true],
     ['ssh/id_ed25519', true],

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import { type DeepFinding, deepScan } from './deep-scan.ts';
 import { DEFAULT_RULES } from './default-rules.ts';
 import { loadGitleaksConfigFile } from './gitleaks-config.ts';
 import { SECRET_FILE_RULE } from './publishable-change.ts';
+import { runGit } from './run-git.ts';
 import { isSecretFileName } from './secret-file-name.ts';
 import { SecretScanFailedError, SecretScanner } from './secret-scanner.ts';
 
@@ -85,11 +85,20 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function git(args: string[], input?: string): Buffer {
-  const r = spawnSync('git', args, { input, maxBuffer: 1 << 30 });
-  if (r.error) throw r.error;
-  if (r.status !== 0) throw new StagedReadError(`git ${args[0]} failed: ${r.stderr.toString('utf8').trim()}`);
-  return r.stdout;
+/** Where a hook's git says the repository and its index are (`git commit -a` stages into a temporary index). */
+const HOOK_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY'] as const;
+
+async function git(args: string[], input?: string): Promise<Buffer> {
+  const env: Record<string, string> = {};
+  for (const key of HOOK_ENV) {
+    const value = process.env[key];
+    if (value) env[key] = value;
+  }
+  try {
+    return await runGit(process.cwd(), args, { env, ...(input === undefined ? {} : { input }) });
+  } catch (err) {
+    throw new StagedReadError((err as Error).message);
+  }
 }
 
 /**
@@ -97,8 +106,8 @@ function git(args: string[], input?: string): Buffer {
  * (`git cat-file` on the index: what will be committed, not the working tree, and no
  * textconv or diff attributes in the way).
  */
-function stagedFiles(): Array<[string, Buffer]> {
-  const names = git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=ACMT'])
+async function stagedFiles(): Promise<Array<[string, Buffer]>> {
+  const names = (await git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=ACMT']))
     .toString('utf8')
     .split('\0')
     .filter(Boolean);
@@ -106,7 +115,7 @@ function stagedFiles(): Array<[string, Buffer]> {
   // cat-file reads one name per line: a name with a newline cannot be asked for, so refuse.
   const odd = names.find((n) => n.includes('\n'));
   if (odd !== undefined) throw new StagedReadError('a staged path contains a newline; rename it');
-  const out = git(['cat-file', '--batch'], `${names.map((n) => `:${n}`).join('\n')}\n`);
+  const out = await git(['cat-file', '--batch'], `${names.map((n) => `:${n}`).join('\n')}\n`);
   const files: Array<[string, Buffer]> = [];
   let at = 0;
   for (const name of names) {
@@ -182,7 +191,7 @@ export async function runScanCommand(argv: string[], io: ScanCommandIo): Promise
       if (isSecretFileName(file)) findings.push({ ruleId: SECRET_FILE_RULE, file, line: 0, preview: '' });
     };
     if (args.staged) {
-      for (const [file, bytes] of stagedFiles()) {
+      for (const [file, bytes] of await stagedFiles()) {
         files++;
         refuse(file);
         for (const f of deepScan(scanner, bytes, file)) findings.push({ ...f, file });

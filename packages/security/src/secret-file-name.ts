@@ -1,4 +1,14 @@
 /**
+ * A dotenv file: `.env`, `.envrc` (direnv), either with suffixes (`.env.local`,
+ * `.env.production.local`), or `<name>.env` — unless a suffix marks a template that documents
+ * the variables (`.env.example`, `.envrc.example.md`). One rule for the publish gate and for
+ * PathGuard, whose earlier `.env*` refused `.environment.ts` and `src/.envrc.example.md` while
+ * the gate let a `.envrc` through.
+ */
+export const DOTENV_FILE_NAME =
+  /(?:^|\/)(?:\.env(?:rc)?(?!(?:\.[^/.]*)*\.(?:example|sample|template|dist|defaults|schema|tpl)(?:\.|$))(?:\.[^/]*)?|[^/]+\.env)$/i;
+
+/**
  * Files that hold credentials by what they are, whatever their content looks like today:
  * dotenv files, private-key containers, credential stores. The publish gate refuses a
  * change that adds one, whoever wrote it (the model, a check's output, a human commit on
@@ -8,9 +18,7 @@
  * is found by content).
  */
 const SECRET_FILE_NAMES: readonly RegExp[] = [
-  // dotenv files; templates that document the variables are not secrets.
-  /(?:^|\/)\.env(?:\.(?!(?:example|sample|template|dist|defaults|schema|tpl)$)[^/]+)?$/i,
-  /(?:^|\/)[^/]+\.env$/i,
+  DOTENV_FILE_NAME,
   // Private-key containers: PKCS#12, Java keystores, PuTTY, KeePass, raw .key files.
   /\.(?:p12|pfx|jks|keystore|bks|ppk|kdbx|key)$/i,
   // OpenSSH private keys by their default names (the .pub halves are public).

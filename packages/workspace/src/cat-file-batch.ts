@@ -1,4 +1,4 @@
-import { runGit } from './run-git.ts';
+import { runGit } from '@pullwright/security';
 
 /** One object `git cat-file --batch` found; `missing` for a name it could not resolve. */
 type BatchObject = { name: string; oid: string; type: string; content: Buffer } | { name: string; missing: true };

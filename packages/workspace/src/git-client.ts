@@ -1,7 +1,6 @@
 import { PullwrightError } from '@pullwright/core';
-import type { GitAuth } from '@pullwright/security';
+import { type GitAuth, type GitProtocol, runGit } from '@pullwright/security';
 import { forcePushFlag } from './force-push-flag.ts';
-import { runGit } from './run-git.ts';
 
 const TOKEN_ENV = 'PW_GIT_TOKEN';
 const USER_ENV = 'PW_GIT_USER';
@@ -15,6 +14,13 @@ export class ForcePushRefusedError extends PullwrightError<{ flag: string }> {
   }
 }
 
+/** How a client reaches the forge: the transport of its URL, and the job's token. */
+export interface GitRemoteAccess {
+  auth?: GitAuth | undefined;
+  /** The forge's transport (`protocolOf(cloneUrl)`); without it no command can reach any remote. */
+  protocol?: GitProtocol | undefined;
+}
+
 /**
  * git in one directory, as the worker runs it: hardened (`runGit`), credentials through a
  * helper function reading variables — the token is never in argv, a URL, .git/config or a
@@ -25,11 +31,13 @@ export class ForcePushRefusedError extends PullwrightError<{ flag: string }> {
 export class GitClient {
   readonly #config: string[] = [];
   readonly #env: Record<string, string> = {};
+  readonly #protocols: GitProtocol[];
 
   constructor(
     readonly dir: string,
-    auth?: GitAuth,
+    { auth, protocol }: GitRemoteAccess = {},
   ) {
+    this.#protocols = protocol ? [protocol] : [];
     if (auth) {
       this.#config.push(
         'credential.helper=',
@@ -44,12 +52,14 @@ export class GitClient {
   async raw(args: readonly string[]): Promise<string> {
     const flag = forcePushFlag(args);
     if (flag !== undefined) throw new ForcePushRefusedError(flag);
-    return (await runGit(this.dir, args, { config: this.#config, env: this.#env })).toString('utf8');
+    return (
+      await runGit(this.dir, args, { config: this.#config, env: this.#env, protocols: this.#protocols })
+    ).toString('utf8');
   }
 }
 
-export function gitClient(dir: string, auth?: GitAuth): GitClient {
-  return new GitClient(dir, auth);
+export function gitClient(dir: string, remote?: GitRemoteAccess): GitClient {
+  return new GitClient(dir, remote);
 }
 
 /**

@@ -42,6 +42,15 @@ describe('listPushContent', () => {
     return git(dir, 'rev-parse', 'HEAD');
   };
 
+  it('names every gitlink a new commit adds (a nested repository the publish gate refuses), not one the base has', async () => {
+    git(dir, 'update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendor/lib`);
+    git(dir, 'commit', '-qm', 'vendor a repository');
+    const pushed = await listPushContent(dir, 'HEAD', [base]);
+    expect(pushed.gitlinks).toEqual(['vendor/lib']);
+    expect(pushed.files).toEqual([]);
+    expect((await listPushContent(dir, 'HEAD', [git(dir, 'rev-parse', 'HEAD~0')])).gitlinks).toEqual([]);
+  });
+
   it('lists new commits and the blobs their trees add, not what the base has', async () => {
     await writeFile(path.join(dir, 'a.txt'), 'one\n');
     const first = commitAll('add a');
@@ -58,7 +67,7 @@ describe('listPushContent', () => {
       ['a.txt', 'one\n'],
       ['a.txt', 'two\n'],
     ]);
-    expect(await listPushContent(dir, 'HEAD', [second])).toEqual({ commits: [], files: [] });
+    expect(await listPushContent(dir, 'HEAD', [second])).toEqual({ commits: [], files: [], gitlinks: [] });
   });
 
   it('lets the publish scan see what git diff text would not show', async () => {

@@ -1,5 +1,5 @@
+import { GitCommandError, runGit as git } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
-import { GitCommandError, runGit as git } from './run-git.ts';
 
 /** One file a push would add: a blob in some new commit's tree that the remote does not have at that path. */
 export interface PushedFile {
@@ -16,17 +16,22 @@ export interface PushContent {
   commits: Array<{ sha: string; message: string }>;
   /** Every (path, blob) of every new commit's tree that none of the excluded trees has. */
   files: PushedFile[];
+  /**
+   * Paths where a new commit's tree holds a gitlink (a submodule commit) that none of the
+   * excluded trees has: a nested repository the change would publish.
+   */
+  gitlinks: string[];
 }
 
-/** `ls-tree -r -z` of a commit: [path, blob] for every blob (submodule commits are not content). */
-async function treeBlobs(dir: string, commit: string): Promise<Array<[string, string]>> {
+/** `ls-tree -r -z` of a commit: [path, object id, type] for every blob and gitlink (`commit`). */
+async function treeEntries(dir: string, commit: string): Promise<Array<[string, string, string]>> {
   const out = (await git(dir, ['ls-tree', '-r', '-z', '--full-tree', commit])).toString('utf8');
-  const entries: Array<[string, string]> = [];
+  const entries: Array<[string, string, string]> = [];
   for (const record of out.split('\0')) {
     if (record === '') continue;
     const tab = record.indexOf('\t');
     const [, type, oid] = record.slice(0, tab).split(' ');
-    if (type === 'blob') entries.push([record.slice(tab + 1), oid!]);
+    if (type === 'blob' || type === 'commit') entries.push([record.slice(tab + 1), oid!, type]);
   }
   return entries;
 }
@@ -44,17 +49,20 @@ export async function listPushContent(dir: string, head: string, exclude: readon
     .toString('utf8')
     .split('\n')
     .filter(Boolean);
-  if (revs.length === 0) return { commits: [], files: [] };
+  if (revs.length === 0) return { commits: [], files: [], gitlinks: [] };
 
   const known = new Set<string>();
   for (const commit of exclude) {
-    for (const [path, oid] of await treeBlobs(dir, commit)) known.add(`${oid} ${path}`);
+    for (const [path, oid] of await treeEntries(dir, commit)) known.add(`${oid} ${path}`);
   }
   const wanted = new Map<string, { path: string; blob: string }>();
+  const gitlinks = new Set<string>();
   for (const commit of revs) {
-    for (const [path, oid] of await treeBlobs(dir, commit)) {
+    for (const [path, oid, type] of await treeEntries(dir, commit)) {
       const key = `${oid} ${path}`;
-      if (!known.has(key) && !wanted.has(key)) wanted.set(key, { path, blob: oid });
+      if (known.has(key)) continue;
+      if (type === 'commit') gitlinks.add(path);
+      else if (!wanted.has(key)) wanted.set(key, { path, blob: oid });
     }
   }
 
@@ -71,5 +79,5 @@ export async function listPushContent(dir: string, head: string, exclude: readon
     return { sha, message: split < 0 ? '' : raw.subarray(split + 2).toString('utf8') };
   });
   const files = [...wanted.values()].map((w) => ({ ...w, content: objects.get(w.blob)! }));
-  return { commits, files };
+  return { commits, files, gitlinks: [...gitlinks].sort() };
 }

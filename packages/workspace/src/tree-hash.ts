@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runGit } from './run-git.ts';
+import { runGit } from '@pullwright/security';
+import { refuseNestedGitData } from './nested-git-data.ts';
 
 /**
  * The git tree of a working copy as it is now: tracked and untracked files that `.gitignore`
@@ -11,6 +12,7 @@ import { runGit } from './run-git.ts';
  * may be keyed by. The worktree's own index is never touched.
  */
 export async function worktreeTreeHash(dir: string): Promise<string> {
+  await refuseNestedGitData(dir);
   const own = path.resolve(dir, (await runGit(dir, ['rev-parse', '--git-path', 'index'])).toString('utf8').trim());
   const index = path.join(os.tmpdir(), `pw-index-${randomBytes(8).toString('hex')}`);
   try {

@@ -2,9 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
-import type { GitAuth } from '@pullwright/security';
+import { type GitAuth, protocolOf } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
-import { gitClient, isAncestor } from './git-client.ts';
+import { forgeTransportError } from './forge-transport-error.ts';
+import { type GitRemoteAccess, gitClient, isAncestor } from './git-client.ts';
+import { findNestedGitData, refuseNestedGitData } from './nested-git-data.ts';
 
 export interface PrepareRequest {
   opId: string;
@@ -133,7 +135,13 @@ export class WorkspaceManager {
     }
     this.#remoteUrls.set(dir, cloneUrl);
     const started = Date.now();
-    await gitClient(dir, auth).raw(['fetch', '--quiet', '--prune', '--no-tags', 'origin']);
+    await gitClient(dir, { auth, protocol: protocolOf(cloneUrl) }).raw([
+      'fetch',
+      '--quiet',
+      '--prune',
+      '--no-tags',
+      'origin',
+    ]);
     this.#fetchStarted.set(dir, started);
     return dir;
   }
@@ -231,6 +239,7 @@ export class WorkspaceManager {
    * would see a name no file has.
    */
   async changedFiles(dir: string, baseSha: string): Promise<string[]> {
+    await refuseNestedGitData(dir);
     const git = gitClient(dir);
     await git.raw(['add', '--all', '--intent-to-add']);
     const out = await git.raw(['diff', '--name-only', '-z', '--no-renames', baseSha]);
@@ -238,6 +247,7 @@ export class WorkspaceManager {
   }
 
   async diff(dir: string, baseSha: string): Promise<string> {
+    await refuseNestedGitData(dir);
     const git = gitClient(dir);
     await git.raw(['add', '--all', '--intent-to-add']);
     return git.raw(['diff', '--no-color', '--no-ext-diff', baseSha]);
@@ -245,6 +255,7 @@ export class WorkspaceManager {
 
   /** Commits everything in the worktree; returns the new head sha, or undefined when nothing changed. */
   async commitAll(dir: string, message: string, trailers: Record<string, string>): Promise<string | undefined> {
+    await refuseNestedGitData(dir);
     const git = gitClient(dir);
     await git.raw(['add', '--all']);
     const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
@@ -258,7 +269,11 @@ export class WorkspaceManager {
 
   /** The branch's sha on the forge right now, or undefined when it does not exist there. */
   async remoteBranchSha(dir: string, branch: string, auth?: GitAuth): Promise<string | undefined> {
-    const out = await gitClient(dir, auth).raw(['ls-remote', '--heads', 'origin', `refs/heads/${branch}`]);
+    const out = await gitClient(dir, await this.#forgeAccess(dir, auth))
+      .raw(['ls-remote', '--heads', 'origin', `refs/heads/${branch}`])
+      .catch((err: unknown) => {
+        throw forgeTransportError(`reading ${branch} on the forge`, err) ?? err;
+      });
     return out.split(/\s/)[0] || undefined;
   }
 
@@ -289,7 +304,7 @@ export class WorkspaceManager {
       }
     }
     try {
-      await gitClient(dir, options.auth).raw([
+      await gitClient(dir, await this.#forgeAccess(dir, options.auth)).raw([
         'push',
         '--no-verify',
         '--porcelain',
@@ -297,7 +312,10 @@ export class WorkspaceManager {
         `HEAD:refs/heads/${branch}`,
       ]);
     } catch (err) {
-      throw new PullwrightError('git_failed', `push of ${branch} was refused: ${firstLine(err)}`, { branch });
+      throw (
+        forgeTransportError(`push of ${branch}`, err) ??
+        new PullwrightError('git_failed', `push of ${branch} was refused: ${firstLine(err)}`, { branch })
+      );
     }
   }
 
@@ -335,7 +353,13 @@ export class WorkspaceManager {
     const dir = this.worktreeDir(opId);
     const mirror = this.mirrorDir(repo);
     await this.#mutex.run(mirror, async () => {
-      if (existsSync(mirror) && existsSync(path.join(dir, '.git')) && (await this.#pooled(repo)).length < POOL_SIZE) {
+      // A worktree holding nested git data is not reused: `clean` keeps a `.git` inside a tracked directory.
+      if (
+        existsSync(mirror) &&
+        existsSync(path.join(dir, '.git')) &&
+        (await this.#pooled(repo)).length < POOL_SIZE &&
+        (await findNestedGitData(dir).catch(() => ['?'])).length === 0
+      ) {
         try {
           const wt = gitClient(dir);
           await wt.raw(['checkout', '-q', '--force', '--detach']);
@@ -358,6 +382,12 @@ export class WorkspaceManager {
       await rm(dir, { recursive: true, force: true });
       if (existsSync(mirror)) await gitClient(mirror).raw(['worktree', 'prune']);
     });
+  }
+
+  /** The job's token and the transport of the worktree's `origin` (the forge URL we set on the mirror). */
+  async #forgeAccess(dir: string, auth: GitAuth | undefined): Promise<GitRemoteAccess> {
+    const url = (await gitClient(dir).raw(['remote', 'get-url', 'origin'])).trim();
+    return { auth, protocol: protocolOf(url) };
   }
 
   #poolDir(repo: string): string {

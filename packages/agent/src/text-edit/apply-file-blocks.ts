@@ -1,6 +1,7 @@
 import * as nodeFs from 'node:fs/promises';
 import path from 'node:path';
 import { PullwrightError } from '@pullwright/core';
+import { FILE_SIZE_LIMITS, formatBytes } from '../tools/file-size-limits.ts';
 import type { FileBlock, FileBlockProblem } from './parse-file-blocks.ts';
 
 /** Resolves a model-supplied path for writing or deleting, or throws; `PathGuard` from @pullwright/security fits. */
@@ -17,6 +18,11 @@ export interface AppliedFileBlock {
 
 /** The file operations used, replaceable so a test can make one of them fail. */
 export type FileIo = Pick<typeof nodeFs, 'lstat' | 'readFile' | 'writeFile' | 'rm' | 'mkdir' | 'realpath'>;
+
+/** The size of a regular file, or undefined for anything else. */
+async function fileSize(io: FileIo, p: string): Promise<number | undefined> {
+  return (await io.lstat(p).catch(() => undefined))?.size;
+}
 
 /** Nothing was written: every problem found in the verification pass is listed. */
 export class FileBlocksRejectedError extends PullwrightError<{ problems: FileBlockProblem[] }> {
@@ -116,6 +122,15 @@ async function verify(root: string, blocks: FileBlock[], guard: WriteGuard, io: 
     const parent = block.kind === 'write' ? await parentProblem(io, abs, root) : undefined;
     if (parent) {
       problem(parent);
+      continue;
+    }
+    // Kept in memory to undo a failed write: bounded like every file tool (a check can leave a file of any size).
+    const size = kind === 'file' ? await fileSize(io, abs) : 0;
+    const written = block.kind === 'write' ? Buffer.byteLength(block.content) : 0;
+    if ((size ?? 0) > FILE_SIZE_LIMITS.writeBytes || written > FILE_SIZE_LIMITS.writeBytes) {
+      problem(
+        `is ${Math.max(size ?? 0, written)} bytes; file blocks change files of up to ${formatBytes(FILE_SIZE_LIMITS.writeBytes)}`,
+      );
       continue;
     }
     planned.push({ block, abs, rel: relPosix, existing: kind === 'file' ? await io.readFile(abs) : undefined });

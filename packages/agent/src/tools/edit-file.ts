@@ -1,39 +1,76 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, ToolInputError } from './define-tool.ts';
+import { FILE_SIZE_LIMITS, formatBytes } from './file-size-limits.ts';
 import { numberLines } from './read-file.ts';
 
-/** Character-bigram similarity (Dice): cheap and good enough to point at a near miss. */
-function similarity(a: string, b: string): number {
-  const grams = (s: string) => {
-    const out = new Map<string, number>();
-    for (let i = 0; i < s.length - 1; i++) out.set(s.slice(i, i + 2), (out.get(s.slice(i, i + 2)) ?? 0) + 1);
-    return out;
-  };
-  const ga = grams(a.trim());
-  const gb = grams(b.trim());
-  let common = 0;
-  for (const [g, n] of ga) common += Math.min(n, gb.get(g) ?? 0);
-  const total = Math.max(a.trim().length - 1, 0) + Math.max(b.trim().length - 1, 0);
-  return total === 0 ? (a.trim() === b.trim() ? 1 : 0) : (2 * common) / total;
+/** Characters of a line compared: enough to recognise it, and the cost stays linear in the file. */
+const COMPARED_CHARS = 200;
+/** Windows scored line by line: those whose anchor line is most like the wanted one. */
+const CANDIDATE_WINDOWS = 50;
+/** Occurrences of oldText counted at most: enough to say "appears N times" with line numbers. */
+const MAX_OCCURRENCES = 20;
+
+type Bigrams = Map<string, number>;
+
+function bigrams(line: string): Bigrams {
+  const s = line.trim().slice(0, COMPARED_CHARS);
+  const out: Bigrams = new Map();
+  for (let i = 0; i < s.length - 1; i++) out.set(s.slice(i, i + 2), (out.get(s.slice(i, i + 2)) ?? 0) + 1);
+  return out;
 }
 
-/** The window of the file that looks most like `wanted`, with line numbers, for the error message. */
+/** Character-bigram similarity (Dice): cheap and good enough to point at a near miss. */
+function similarity(a: Bigrams, b: Bigrams, aText: string, bText: string): number {
+  let common = 0;
+  let total = 0;
+  for (const [g, n] of a) {
+    common += Math.min(n, b.get(g) ?? 0);
+    total += n;
+  }
+  for (const n of b.values()) total += n;
+  return total === 0 ? (aText.trim() === bText.trim() ? 1 : 0) : (2 * common) / total;
+}
+
+/**
+ * The window of the file that looks most like `wanted`, with line numbers, for the error
+ * message. Its longest line anchors the search: every line of the file is compared with it once,
+ * and only the best CANDIDATE_WINDOWS windows are compared line by line, so a large file or a
+ * long `oldText` costs time linear in their size.
+ */
 export function closestLines(content: string, wanted: string): string {
   const lines = content.split('\n');
-  const wantedLines = wanted.split('\n');
-  const span = Math.min(wantedLines.length, 20);
+  const wantedLines = wanted.split('\n').slice(0, 20);
+  const span = wantedLines.length;
+  const wantedGrams = wantedLines.map(bigrams);
+  const anchor = wantedLines.reduce((best, l, j) => (l.trim().length > wantedLines[best]!.trim().length ? j : best), 0);
+  const cache = new Map<number, Bigrams>();
+  const gramsAt = (i: number): Bigrams => {
+    const known = cache.get(i);
+    if (known) return known;
+    const g = bigrams(lines[i] ?? '');
+    cache.set(i, g);
+    return g;
+  };
+  const lastStart = Math.max(0, lines.length - span);
+  const anchorScores = lines.map((l, i) => ({
+    start: Math.min(Math.max(0, i - anchor), lastStart),
+    score: similarity(gramsAt(i), wantedGrams[anchor]!, l, wantedLines[anchor]!),
+  }));
+  cache.clear();
+  const starts = [...new Set(anchorScores.sort((a, b) => b.score - a.score).map((c) => c.start))]
+    .slice(0, CANDIDATE_WINDOWS)
+    .sort((a, b) => a - b);
   let best = 0;
   let bestScore = -1;
-  for (let i = 0; i + span <= lines.length || i === 0; i++) {
+  for (const i of starts.length > 0 ? starts : [0]) {
     let score = 0;
     for (let j = 0; j < span && i + j < lines.length; j++)
-      score += similarity(lines[i + j] ?? '', wantedLines[j] ?? '');
+      score += similarity(gramsAt(i + j), wantedGrams[j]!, lines[i + j]!, wantedLines[j]!);
     if (score > bestScore) {
       bestScore = score;
       best = i;
     }
-    if (i + span >= lines.length) break;
   }
   const from = Math.max(0, best - 2);
   const to = Math.min(lines.length, best + span + 2);
@@ -42,7 +79,8 @@ export function closestLines(content: string, wanted: string): string {
 
 function occurrences(haystack: string, needle: string): number[] {
   const at: number[] = [];
-  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) at.push(i);
+  for (let i = haystack.indexOf(needle); i !== -1 && at.length < MAX_OCCURRENCES; i = haystack.indexOf(needle, i + 1))
+    at.push(i);
   return at;
 }
 
@@ -67,7 +105,7 @@ function locateUnique(content: string, oldText: string, rel: string): number {
   if (found.length > 1) {
     const lineOf = (offset: number) => content.slice(0, offset).split('\n').length;
     throw new ToolInputError(
-      `oldText appears ${found.length} times in ${rel} (lines ${found.map(lineOf).join(', ')}). Include more surrounding lines so it matches once.`,
+      `oldText appears ${found.length >= MAX_OCCURRENCES ? `${MAX_OCCURRENCES} or more` : found.length} times in ${rel} (lines ${found.map(lineOf).join(', ')}). Include more surrounding lines so it matches once.`,
     );
   }
   return found[0]!;
@@ -152,15 +190,26 @@ export const editFileTool = defineTool({
   input: z.object({
     path: z.string(),
     mode: z.enum(EDIT_MODES).default('replace'),
-    oldText: z.string().min(1).optional(),
-    newText: z.string(),
+    oldText: z.string().min(1).max(FILE_SIZE_LIMITS.writeBytes).optional(),
+    newText: z.string().max(FILE_SIZE_LIMITS.writeBytes),
     line: z.number().int().positive().optional(),
     endLine: z.number().int().positive().optional(),
   }),
   async run({ path: rel, ...edit }, ctx) {
     const file = await ctx.guard.resolveForWrite(rel);
+    const limit = formatBytes(FILE_SIZE_LIMITS.writeBytes);
+    const { size } = await stat(file);
+    if (size > FILE_SIZE_LIMITS.writeBytes)
+      throw new ToolInputError(
+        `${rel} is ${size} bytes; edit_file changes files of up to ${limit} (nothing was written). Generated or data files are not edited by hand.`,
+      );
     const content = await readFile(file, 'utf8');
     const { updated, line } = applyEdit(content, rel, edit);
+    const bytes = Buffer.byteLength(updated);
+    if (bytes > FILE_SIZE_LIMITS.writeBytes)
+      throw new ToolInputError(
+        `the edit would make ${rel} ${bytes} bytes, over the ${limit} a file tool writes (nothing was written).`,
+      );
     await ctx.onWrite?.(rel, updated);
     await writeFile(file, updated);
     const lint = await ctx.lintFile?.(rel);

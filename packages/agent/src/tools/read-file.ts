@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, ToolInputError } from './define-tool.ts';
+import { FILE_SIZE_LIMITS, formatBytes } from './file-size-limits.ts';
 
-const MAX_FILE_BYTES = 512 * 1024;
 const MAX_LINES = 2000;
 
 export function numberLines(lines: string[], firstLine: number): string {
@@ -23,9 +23,9 @@ export const readFileTool = defineTool({
     const file = await ctx.guard.resolveForRead(rel);
     const info = await stat(file);
     if (info.isDirectory()) throw new ToolInputError(`${rel} is a directory; use list_dir.`);
-    if (info.size > MAX_FILE_BYTES)
+    if (info.size > FILE_SIZE_LIMITS.readBytes)
       throw new ToolInputError(
-        `${rel} is ${info.size} bytes; larger than ${MAX_FILE_BYTES}. Use search to find the part you need.`,
+        `${rel} is ${info.size} bytes, over the ${formatBytes(FILE_SIZE_LIMITS.readBytes)} read_file reads. Use search to find the part you need.`,
       );
     const text = await readFile(file, 'utf8');
     if (text.includes('\0')) throw new ToolInputError(`${rel} is a binary file.`);

@@ -2,6 +2,7 @@ import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, ToolInputError } from './define-tool.ts';
+import { FILE_SIZE_LIMITS, formatBytes } from './file-size-limits.ts';
 
 /**
  * Create and overwrite are different intents (seed 000: `create` fails if the file exists).
@@ -15,10 +16,16 @@ export const writeFileTool = defineTool({
   readOnly: false,
   input: z.object({
     path: z.string(),
-    content: z.string().max(1_000_000),
+    // Characters here; the byte limit is checked below (a character is up to 3 bytes in UTF-8).
+    content: z.string().max(FILE_SIZE_LIMITS.writeBytes),
     mode: z.enum(['create', 'overwrite']).default('create'),
   }),
   async run({ path: rel, content, mode }, ctx) {
+    const bytes = Buffer.byteLength(content);
+    if (bytes > FILE_SIZE_LIMITS.writeBytes)
+      throw new ToolInputError(
+        `content is ${bytes} bytes, over the ${formatBytes(FILE_SIZE_LIMITS.writeBytes)} one write may be (nothing was written). Split the file, or generate large data in a check.`,
+      );
     const file = await ctx.guard.resolveForWrite(rel);
     const exists = await lstat(file).then(
       () => true,

@@ -5,6 +5,7 @@ import {
   isTransientError,
   type Logger,
   type Operation,
+  withoutHostPaths,
 } from '@pullwright/core';
 import { syncIssueTracking } from '../issue-tracking.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
@@ -134,8 +135,10 @@ async function framedJob<C extends FrameContext>(
     const stop = asStop(err);
     if (!(err instanceof StopOperation) && !isPullwrightError(err)) log.error({ err }, 'job crashed');
     ctx.op = await deps.store.get(opId);
-    log.info({ status: stop.status, reason: deps.redactor.redact(stop.reason) }, 'job stopped');
-    const ended = await def.stop(ctx, new StopOperation(stop.status, deps.redactor.redact(stop.reason), stop.kind));
+    // Every reason an operation ends with passes here: no secret, no absolute path of this host.
+    const reason = withoutHostPaths(deps.redactor.redact(stop.reason));
+    log.info({ status: stop.status, reason }, 'job stopped');
+    const ended = await def.stop(ctx, new StopOperation(stop.status, reason, stop.kind));
     await syncIssueTracking(deps, ended);
     return ended;
   } finally {

@@ -4,6 +4,7 @@ import { listPushContent } from '@pullwright/workspace';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { publishedPullRequestBody } from '../pull-request-body.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
+import { withForgeRetries } from './forge-retries.ts';
 
 /** A finding as people see it: rule, channel, place and at most the first 4 characters. */
 function describe(f: PublishFinding): string {
@@ -18,7 +19,8 @@ function describe(f: PublishFinding): string {
  * every blob its trees add (binary files and `-diff` files included, encoded and split
  * secrets decoded and joined), the branch name, the PR's title and body — failing closed; the
  * operation's budget; the fencing tokens of every changed file's lock; the push, without
- * force, with a fresh token. Returns the new head.
+ * force, with a fresh token. The forge's answers are retried while it is unavailable
+ * (withForgeRetries). Returns the new head.
  */
 export async function publishChange(
   ctx: WorkContext,
@@ -31,8 +33,10 @@ export async function publishChange(
   await workspace.commitAll(ws.dir, publish.message, { ...publish.trailers, ...coAuthorTrailer(ctx) });
   const headSha = await workspace.headSha(ws.dir);
   // A fresh token: the model loop may have outlived the first one.
-  const auth = await deps.forge.gitAuth(ctx.op.repo, ctx.tokenHolder);
-  const remoteSha = await workspace.remoteBranchSha(ws.dir, branch, auth);
+  const { auth, remoteSha } = await withForgeRetries(ctx, `reading ${branch} on the forge`, async () => {
+    const auth = await deps.forge.gitAuth(ctx.op.repo, ctx.tokenHolder);
+    return { auth, remoteSha: await workspace.remoteBranchSha(ws.dir, branch, auth) };
+  });
   if (remoteSha && !(await workspace.isAncestor(ws.dir, remoteSha, headSha))) {
     throw new StopOperation(
       'failed',
@@ -43,6 +47,12 @@ export async function publishChange(
   let findings: PublishFinding[];
   try {
     const content = await listPushContent(ws.dir, headSha, remoteSha ? [startSha, remoteSha] : [startSha]);
+    // A nested repository is refused like a protected path, whoever committed it.
+    if (content.gitlinks.length > 0)
+      throw new StopOperation(
+        'failed',
+        `commit blocked: the change adds a nested git repository (gitlink) at ${content.gitlinks.join(', ')}; nested repositories are never published`,
+      );
     findings = scanPublishableChange(deps.scanner, {
       branch,
       commits: content.commits,
@@ -50,6 +60,7 @@ export async function publishChange(
       ...(publish.texts ? { texts: publish.texts } : {}),
     });
   } catch (err) {
+    if (err instanceof StopOperation) throw err;
     throw new StopOperation('failed', `commit blocked: the secret scan failed: ${(err as Error).message}`);
   }
   ctx.op = await deps.store.patch(
@@ -76,7 +87,11 @@ export async function publishChange(
   await ctx.locks.fence(await workspace.changedFiles(ws.dir, startSha));
 
   if (remoteSha !== headSha)
-    await workspace.push(ws.dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: remoteSha ?? '' });
+    await withForgeRetries(ctx, `pushing ${branch}`, async (attempt) => {
+      // A push whose answer was lost may have landed: then there is nothing left to do.
+      if (attempt > 1 && (await workspace.remoteBranchSha(ws.dir, branch, auth)) === headSha) return;
+      await workspace.push(ws.dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: remoteSha ?? '' });
+    });
   ctx.op = await deps.store.patch(
     ctx.opId,
     { headSha },

@@ -10,6 +10,7 @@ import {
 import { gitClient } from '@pullwright/workspace';
 import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
+import { withForgeRetries } from '../gates/forge-retries.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
 import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
 import { usageRecorder } from '../operation-accounting.ts';
@@ -224,7 +225,10 @@ const revisePublishStep: Step<ReviseContext> = {
         trailers: { 'Pullwright-Operation': ctx.opId, 'Pullwright-Revision': job.requestId },
         texts: [{ channel: 'pr-body', text: pullRequestBody(ctx.op, ctx.op.summary ?? '') }],
       });
-      await deps.forge.updatePullRequestBody(ctx.op.repo, pr.number, pullRequestBodyFor(deps, ctx.op, ctx.headSha));
+      const body = pullRequestBodyFor(deps, ctx.op, ctx.headSha);
+      await withForgeRetries(ctx, 'updating the pull request', () =>
+        deps.forge.updatePullRequestBody(ctx.op.repo, pr.number, body),
+      );
     }
     await deps.events.append(ctx.opId, 'revision', {
       state: 'pushed',

@@ -1,6 +1,7 @@
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import type { JobDefinition, Step } from '../frame/job-frame.ts';
 import { runJob } from '../frame/job-frame.ts';
+import { withForgeRetries } from '../gates/forge-retries.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { openedNote, pullRequestBody } from '../pull-request-body.ts';
@@ -65,9 +66,12 @@ const publishStep: Step<WorkContext> = {
       { type: 'checkpoint', data: { step: 'pushed' } },
     );
     const body = pullRequestBodyFor(deps, ctx.op, headSha);
-    const pr = await deps.forge.openPullRequest({ repo: op.repo, head: branch, base: op.baseBranch, title, body });
-    // A PR a crashed attempt opened for an older head gets the body of this one.
-    if (pr.body !== body) await deps.forge.updatePullRequestBody(op.repo, pr.number, body);
+    const pr = await withForgeRetries(ctx, 'opening the pull request', async () => {
+      const pr = await deps.forge.openPullRequest({ repo: op.repo, head: branch, base: op.baseBranch, title, body });
+      // A PR a crashed attempt opened for an older head gets the body of this one.
+      if (pr.body !== body) await deps.forge.updatePullRequestBody(op.repo, pr.number, body);
+      return pr;
+    });
     await deps.branches.register(op.repo, branch, { opId: op.id, files: ctx.op.filesChanged, prNumber: pr.number });
     const overlaps = await liveOverlaps(deps, op.repo, ctx.op.filesChanged, branch);
     if (overlaps.length > 0) {
