@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type RunningApi, startApi } from '@pullwright/api';
 import { type RunningWorker, startWorker } from '@pullwright/code-worker';
-import { configSecrets, createLogger, loadConfig, silentLogger } from '@pullwright/core';
+import { createLogger, loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { Redactor } from '@pullwright/security';
@@ -51,7 +51,7 @@ export async function startTestSystem(
   });
   const logLines: string[] = [];
   let logger = silentLogger();
-  const redactor = new Redactor({ secrets: configSecrets(config) });
+  const redactor = new Redactor({ secrets: config.secrets });
   if (options.captureLogs) {
     const destination = new PassThrough();
     destination.setEncoding('utf8').on('data', (line: string) => logLines.push(line));

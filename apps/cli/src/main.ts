@@ -5,7 +5,6 @@ import { createSlackServices, startApi } from '@pullwright/api';
 import { startWorker, startWorkerHealthServer } from '@pullwright/code-worker';
 import {
   type Config,
-  configSecrets,
   createLogger,
   isPullwrightError,
   type Logger,
@@ -34,7 +33,7 @@ async function boot(
   demo = false,
 ): Promise<{ config: Config; logger: Logger; runtime: Runtime; stopTracing: () => Promise<void> }> {
   const config = loadConfig(env, role);
-  const redactor = new Redactor({ secrets: configSecrets(config) });
+  const redactor = new Redactor({ secrets: config.secrets });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor });
   const stopTracing = startTracing(config, role, logger);
   const runtime = await createRuntime(config, logger, redactor, { role: runtimeRole, demo });

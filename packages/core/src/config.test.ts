@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configSecrets, loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -13,7 +13,7 @@ describe('loadConfig', () => {
       redisPrefix: 'pw',
       forge: 'local',
       workerConcurrency: 2,
-      maxTurns: 40,
+      budget: { turns: 40, tokens: 2_000_000, wallMs: 1_800_000, costUsd: 5 },
     });
     expect(c.llm.provider).toBe('replay');
     expect(c.dataDir).toMatch(/\.pullwright$/);
@@ -51,10 +51,10 @@ describe('loadConfig', () => {
       IDENTITIES: '[]',
       SLACK_APP_TOKEN: appToken,
     });
-    expect(configSecrets(ok)).toEqual(expect.arrayContaining(['oauth-secret-value', appToken]));
+    expect(ok.secrets).toEqual(expect.arrayContaining(['oauth-secret-value', appToken]));
   });
 
-  it('reports every bad variable at once, with the reason', () => {
+  it('reports every bad variable at once, with the reason, cross-variable rules included', () => {
     try {
       loadConfig({
         PORT: 'eighty',
@@ -68,7 +68,15 @@ describe('loadConfig', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const vars = (err as ConfigError).context.issues.map((i) => i.variable).sort();
-      expect(vars).toEqual(['API_TOKEN', 'DEFAULT_REPO', 'PORT', 'REDIS_URL']);
+      expect(vars).toEqual([
+        'ANTHROPIC_API_KEY',
+        'API_TOKEN',
+        'DEFAULT_REPO',
+        'GITHUB_APP_ID',
+        'GITHUB_APP_PRIVATE_KEY',
+        'PORT',
+        'REDIS_URL',
+      ]);
       expect((err as ConfigError).message).toContain('API_TOKEN: must be at least 16 characters');
     }
   });
@@ -90,13 +98,11 @@ describe('loadConfig', () => {
   it('lists the secrets the redactor must mask, including a Redis password', () => {
     // Joined at run time, like the app token above.
     const redisPassword = ['hunter2', 'pass'].join('');
-    const secrets = configSecrets(
-      loadConfig({
-        API_TOKEN: 'api-token-1234567890',
-        SLACK_BOT_TOKEN: 'xoxb-123456',
-        REDIS_URL: `redis://:${redisPassword}@localhost:6379`,
-      }),
-    );
+    const { secrets } = loadConfig({
+      API_TOKEN: 'api-token-1234567890',
+      SLACK_BOT_TOKEN: 'xoxb-123456',
+      REDIS_URL: `redis://:${redisPassword}@localhost:6379`,
+    });
     expect(secrets).toEqual(expect.arrayContaining(['api-token-1234567890', 'xoxb-123456', redisPassword]));
   });
 
@@ -125,8 +131,8 @@ describe('loadConfig', () => {
     } catch (err) {
       expect((err as ConfigError).context.issues.map((i) => i.variable)).toEqual([
         'REDIS_URL',
-        'VERIFICATION_KEY',
         'API_TOKEN',
+        'VERIFICATION_KEY',
       ]);
     }
     expect(() => loadConfig({ REDIS_URL: 'redis://r:6379' }, 'worker')).toThrow(
@@ -145,7 +151,7 @@ describe('loadConfig', () => {
     expect(c.apiToken).toBe('token-from-a-file-0123456789');
     expect(c.redisPassword).toBe('token-from-a-file-0123456789');
     expect(c.secretFiles).toEqual([file, file]);
-    expect(configSecrets(c)).toContain('token-from-a-file-0123456789');
+    expect(c.secrets).toContain('token-from-a-file-0123456789');
     expect(loadConfig({ API_TOKEN: 'set-directly-0123456789', API_TOKEN_FILE: file }).apiToken).toBe(
       'set-directly-0123456789',
     );

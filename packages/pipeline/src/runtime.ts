@@ -8,13 +8,13 @@ import {
 } from '@pullwright/agent';
 import {
   type Config,
-  configSecrets,
   type Logger,
   type Operation,
   type ProcessRole,
   PullwrightError,
+  readGitHubPrivateKey,
 } from '@pullwright/core';
-import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey, tracedForge } from '@pullwright/forge';
+import { type Forge, GitHubForge, LocalForge, tracedForge } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import {
@@ -143,7 +143,7 @@ function notInThisProcess(what: string): never {
 export async function createRuntime(
   config: Config,
   logger: Logger,
-  redactor = new Redactor({ secrets: configSecrets(config) }),
+  redactor = new Redactor({ secrets: config.secrets }),
   options: { role?: ProcessRole; demo?: boolean } = {},
 ): Promise<Runtime> {
   const runsOperations = options.role !== 'api';
