@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,6 +59,16 @@ describe('pullwright CLI', () => {
       }
     },
   );
+
+  it('--version prints the package version and starts nothing', () => {
+    const { version } = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-v']) {
+      const r = spawnSync('node', [BIN, flag], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      expect([r.status, r.stdout, r.stderr]).toEqual([0, `${version}\n`, '']);
+    }
+  });
 
   it('prints the command list on stdout for --help', () => {
     const r = run(['--help']);

@@ -26,7 +26,7 @@ export const USAGE = `usage: pullwright <command>
   init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
 
-pullwright <command> --help describes one command.`;
+pullwright <command> --help describes one command; pullwright --version prints the version.`;
 
 /** `pullwright <command> --help`: printed to stdout; the command does not run. */
 const COMMAND_HELP: Record<string, string> = {

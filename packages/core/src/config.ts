@@ -20,6 +20,7 @@ import { PullwrightError } from './errors.ts';
 export type { EnvIssue, EnvSection } from './config/env-section.ts';
 export type { EnvVariable, Need, ProcessRole } from './config/env-variable.ts';
 export { readGitHubPrivateKey } from './config/github-private-key.ts';
+export { storageSettings } from './config/storage-settings.ts';
 
 /**
  * Every section of the configuration, in the order the docs list them. A section declares
