@@ -6,6 +6,7 @@ import path from 'node:path';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import { LocalForge } from '@pullwright/forge';
 import { bullPrefix, CODE_OPERATIONS_QUEUE, type RedisServerHandle, startRedisServer } from '@pullwright/queue';
+import { eventually } from '@pullwright/testing/eventually';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,14 +73,15 @@ describe('compose topology: one API and two workers as separate processes', () =
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
   const operation = async (id: string) => (await (await request('GET', `/v1/operations/${id}`)).json()) as Operation;
-  const waitUntil = async (id: string, done: (op: Operation) => boolean, timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const op = await operation(id);
-      if (done(op) || Date.now() > deadline) return op;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  const waitUntil = (id: string, done: (op: Operation) => boolean, timeoutMs = 60_000) =>
+    eventually(
+      `operation ${id} is done`,
+      async () => {
+        const op = await operation(id);
+        return done(op) ? op : undefined;
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
 
   beforeAll(async () => {
     // 1. secrets: the one-shot service's command, as compose runs it.
@@ -205,15 +207,16 @@ describe('compose topology: one API and two workers as separate processes', () =
       const res = await request('POST', '/v1/operations', { type: 'debug', repo, description: 'slugify keeps spaces' });
       const { id } = (await res.json()) as { id: string };
       // The worker that took the job, by the name BullMQ records (`host:pid`).
-      let holder: CliProcess | undefined;
-      for (const deadline = Date.now() + 30_000; !holder && Date.now() < deadline; ) {
-        const by = (await queue.getJob(id))?.processedBy;
-        holder = workers.find((w) => by?.endsWith(`:${w.child.pid}`));
-        if (!holder) await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(holder, 'no worker took the job').toBeDefined();
-      holder!.child.kill('SIGKILL');
-      await holder!.exited;
+      const holder = await eventually(
+        'a worker takes the job',
+        async () => {
+          const by = (await queue.getJob(id))?.processedBy;
+          return workers.find((w) => by?.endsWith(`:${w.child.pid}`));
+        },
+        { timeoutMs: 30_000, intervalMs: 20 },
+      );
+      holder.child.kill('SIGKILL');
+      await holder.exited;
       const survivor = workers.find((w) => w !== holder)!;
 
       const op = await waitUntil(id, (o) => o.status === 'awaiting_approval' || FINAL_STATUSES.has(o.status));

@@ -34,7 +34,14 @@ export interface TestSystem {
  * and data directory, so tests cannot see each other's operations.
  */
 export async function startTestSystem(
-  options: { env?: Record<string, string>; worker?: boolean; captureLogs?: boolean; demo?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    worker?: boolean;
+    captureLogs?: boolean;
+    demo?: boolean;
+    /** The API's clock (sessions, queue ages): a test moves it instead of waiting. */
+    now?: () => number;
+  } = {},
 ): Promise<TestSystem> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-test-'));
   const config = loadConfig({
@@ -58,7 +65,7 @@ export async function startTestSystem(
     logger = createLogger({ level: 'debug', destination, scrubber: redactor });
   }
   const runtime = await createRuntime(config, logger, redactor, { demo: options.demo ?? false });
-  const api = await startApi(runtime);
+  const api = await startApi(runtime, options.now ? { now: options.now } : {});
   const system: TestSystem = {
     runtime,
     api,
