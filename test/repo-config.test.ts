@@ -1,4 +1,4 @@
-import type { Operation, OperationStatus } from '@pullwright/core';
+import type { Operation } from '@pullwright/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
