@@ -23,7 +23,7 @@ export const USAGE = `usage: pullwright <command>
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
   export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
   repo      repo add <path-or-git-url> [--name owner/name]: import your repository into the local forge; repo list
-  init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
+  init-secrets <dir> [<api-dir>]  create the verification key, Redis password and API token files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
 
 pullwright <command> --help describes one command; pullwright --version prints the version.`;
@@ -57,10 +57,11 @@ operation's timeline on stdout. Exit 0 when the operation merged.`,
 Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
 as GET /v1/operations/<id>/audit). Needs REDIS_URL or REDIS_CLUSTER_NODES.`,
   repo: REPO_HELP,
-  'init-secrets': `usage: pullwright init-secrets <dir>
+  'init-secrets': `usage: pullwright init-secrets <dir> [<api-dir>]
 
-Creates the files docker compose reads its secrets from in <dir>: the API token, the
-verification key and the Redis password. Files that exist are kept.`,
+Creates the files docker compose reads its secrets from: the verification key and the Redis
+password in <dir>, the API token in <api-dir> (default <dir>), a directory only the API
+mounts. Files that exist are kept; a token an older layout kept in <dir> moves to <api-dir>.`,
 };
 
 const isHelpFlag = (a: string) => a === '-h' || a === '--help';

@@ -38,12 +38,12 @@ async function run(command: string | undefined, args: string[]): Promise<number>
         stderr: process.stderr,
       });
     case 'init-secrets': {
-      const dir = args[0];
-      if (!dir) {
-        process.stderr.write('usage: pullwright init-secrets <dir>\n');
+      const [dir, apiDir] = args;
+      if (!dir || args.length > 2) {
+        process.stderr.write('usage: pullwright init-secrets <dir> [<api-dir>]\n');
         return 2;
       }
-      const created = initSecrets(dir);
+      const created = initSecrets(dir, apiDir);
       process.stdout.write(
         `secrets in ${dir}: ${created.length > 0 ? `created ${created.join(', ')}` : 'all present, kept'}\n`,
       );

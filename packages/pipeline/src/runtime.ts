@@ -183,10 +183,10 @@ export async function createRuntime(
   const mergeLock = new MergeLock(redis, { prefix: lockPrefix, waiter: lockWaiter, logger });
   const branches = new BranchRegistry(redis, { prefix: lockPrefix });
   const locks: RuntimeLocks = { files: fileLocks, merge: mergeLock, branches, prefix: lockPrefix };
-  const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  // PUBLIC_URL: a worker writes the pull request's link, and the API serves the page there.
   const localForge = githubForge
     ? undefined
-    : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl });
+    : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl: config.publicUrl });
   // Every forge call an operation makes gets a trace span (no-op without OTEL_EXPORTER_OTLP_ENDPOINT).
   const forge: Forge = tracedForge(githubForge ?? localForge!);
   const approvalPolicy = new ApprovalPolicy(
