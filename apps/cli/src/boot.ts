@@ -4,7 +4,7 @@ import { Redactor } from '@pullwright/security';
 import { deploySettingWarnings } from './deploy-setting-warnings.ts';
 import { startTracing } from './start-tracing.ts';
 
-export interface Booted {
+interface Booted {
   config: Config;
   logger: Logger;
   runtime: Runtime;

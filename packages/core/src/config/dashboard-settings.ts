@@ -6,7 +6,7 @@ import { envVariable, READ_BY } from './env-variable.ts';
 
 const DASHBOARD_USER = /^[A-Za-z0-9._-]{1,64}$/;
 
-export interface DashboardUser {
+interface DashboardUser {
   user: string;
   token: string;
 }

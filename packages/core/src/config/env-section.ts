@@ -5,7 +5,7 @@ import type { EnvVariable, ProcessRole } from './env-variable.ts';
 export type EnvVariables = Record<string, EnvVariable<any>>;
 
 /** The parsed values of a section's variables, by name. */
-export type ParsedEnv<V extends EnvVariables> = { [K in keyof V]: V[K] extends EnvVariable<infer T> ? T : never };
+type ParsedEnv<V extends EnvVariables> = { [K in keyof V]: V[K] extends EnvVariable<infer T> ? T : never };
 
 /** One problem with one variable, as a start-up error or warning shows it. */
 export interface EnvIssue {

@@ -3,7 +3,7 @@ import { envSection } from './env-section.ts';
 import { positiveInt, text, url } from './env-values.ts';
 import { envVariable, READ_BY } from './env-variable.ts';
 
-export interface RedisNode {
+interface RedisNode {
   host: string;
   port: number;
 }
