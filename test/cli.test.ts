@@ -157,6 +157,28 @@ describe('pullwright CLI', () => {
     }
   });
 
+  it('checks the configuration before the server’s modules load: the entry imports none of them', () => {
+    const dist = path.resolve(import.meta.dirname, '../apps/cli/dist');
+    const external = new Set<string>();
+    const seen = new Set<string>();
+    // The static import graph from main.js: what runs before `import()` loads a command's chunk.
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = readFileSync(path.join(dist, file), 'utf8');
+      for (const [, spec = ''] of source.matchAll(/^import\s[^'"]*?["']([^"']+)["'];?$/gms)) {
+        if (spec.startsWith('./')) visit(spec.slice(2));
+        else external.add(spec);
+      }
+    };
+    visit('main.js');
+    const server = [...external].filter((s) =>
+      /^(express|bullmq|ioredis|@octokit|openai|@anthropic-ai|dockerode)/.test(s),
+    );
+    expect(server).toEqual([]);
+    expect(external).toContain('zod');
+  });
+
   it('prints usage for an unknown command with exit 2', () => {
     const r = run(['frobnicate']);
     expect(r.status).toBe(2);
