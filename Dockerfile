@@ -24,8 +24,9 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force && chmod -R a-
 
 # Mount points owned by the service user, so fresh named volumes start writable:
 # /srv/forge (the local forge, shared by every service at this one path) and
-# /run/pullwright (the secrets `init-secrets` creates).
-RUN mkdir -p /srv/forge /run/pullwright && chown 1001:1001 /srv/forge /run/pullwright
+# /run/pullwright and /run/pullwright-api (the secrets `init-secrets` creates; only the API
+# mounts the second).
+RUN mkdir -p /srv/forge /run/pullwright /run/pullwright-api && chown 1001:1001 /srv/forge /run/pullwright /run/pullwright-api
 
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/tmp/pullwright FORGE_DIR=/srv/forge
 USER 1001:1001

@@ -8,6 +8,7 @@ import {
   startScriptedServer,
 } from '@pullwright/agent/testing';
 import { sampleSecret } from '@pullwright/security/credential-samples';
+import { eventually } from '@pullwright/testing/eventually';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
@@ -242,8 +243,10 @@ describe('agent loop against real model APIs (local servers)', () => {
       await aTool('read_file', { path: 'src/slugify.js' })(req, res);
     };
     const { id } = await start('anthropic', [aText(JSON.stringify(plan)), slowTurn, aText('never reached')]);
-    const deadline = Date.now() + 20_000;
-    while (server!.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually('the second model call has arrived', () => server!.requests.length >= 2, {
+      timeoutMs: 20_000,
+      intervalMs: 20,
+    });
     const cancel = await sys!.request('POST', `/v1/operations/${id}/cancel`, {});
     expect(cancel.status).toBe(200);
     const cancelledAt = Date.now();

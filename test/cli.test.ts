@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,6 +59,16 @@ describe('pullwright CLI', () => {
       }
     },
   );
+
+  it('--version prints the package version and starts nothing', () => {
+    const { version } = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-v']) {
+      const r = spawnSync('node', [BIN, flag], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      expect([r.status, r.stdout, r.stderr]).toEqual([0, `${version}\n`, '']);
+    }
+  });
 
   it('prints the command list on stdout for --help', () => {
     const r = run(['--help']);
@@ -145,6 +155,28 @@ describe('pullwright CLI', () => {
       rmSync(bin, { recursive: true, force: true });
       rmSync(data, { recursive: true, force: true });
     }
+  });
+
+  it('checks the configuration before the server’s modules load: the entry imports none of them', () => {
+    const dist = path.resolve(import.meta.dirname, '../apps/cli/dist');
+    const external = new Set<string>();
+    const seen = new Set<string>();
+    // The static import graph from main.js: what runs before `import()` loads a command's chunk.
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = readFileSync(path.join(dist, file), 'utf8');
+      for (const [, spec = ''] of source.matchAll(/^import\s[^'"]*?["']([^"']+)["'];?$/gms)) {
+        if (spec.startsWith('./')) visit(spec.slice(2));
+        else external.add(spec);
+      }
+    };
+    visit('main.js');
+    const server = [...external].filter((s) =>
+      /^(express|bullmq|ioredis|@octokit|openai|@anthropic-ai|dockerode)/.test(s),
+    );
+    expect(server).toEqual([]);
+    expect(external).toContain('zod');
   });
 
   it('prints usage for an unknown command with exit 2', () => {

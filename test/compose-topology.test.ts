@@ -6,6 +6,7 @@ import path from 'node:path';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import { LocalForge } from '@pullwright/forge';
 import { bullPrefix, CODE_OPERATIONS_QUEUE, type RedisServerHandle, startRedisServer } from '@pullwright/queue';
+import { eventually } from '@pullwright/testing/eventually';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +65,7 @@ describe('compose topology: one API and two workers as separate processes', () =
   const workers: CliProcess[] = [];
   const workerUrls: string[] = [];
   let forge: LocalForge;
+  let dotEnv: Record<string, string>;
 
   const request = (method: string, url: string, body?: unknown) =>
     fetch(`${apiUrl}${url}`, {
@@ -72,14 +74,15 @@ describe('compose topology: one API and two workers as separate processes', () =
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
   const operation = async (id: string) => (await (await request('GET', `/v1/operations/${id}`)).json()) as Operation;
-  const waitUntil = async (id: string, done: (op: Operation) => boolean, timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const op = await operation(id);
-      if (done(op) || Date.now() > deadline) return op;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  const waitUntil = (id: string, done: (op: Operation) => boolean, timeoutMs = 60_000) =>
+    eventually(
+      `operation ${id} is done`,
+      async () => {
+        const op = await operation(id);
+        return done(op) ? op : undefined;
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
 
   beforeAll(async () => {
     // 1. secrets: the one-shot service's command, as compose runs it.
@@ -120,9 +123,12 @@ describe('compose topology: one API and two workers as separate processes', () =
     // 3. the API and two worker replicas, each with its compose environment.
     const redisAddress = `127.0.0.1:${redisServer.port}`;
     const apiService = compose.services.api!;
-    const apiEnv = serviceEnv(apiService, DOT_ENV, translation('api-1', redisAddress));
-    apiEnv.PORT = String(await freePort());
-    apiUrl = `http://127.0.0.1:${apiEnv.PORT}`;
+    const apiPort = await freePort();
+    apiUrl = `http://127.0.0.1:${apiPort}`;
+    // Where people reach the API: every process builds its links on it.
+    dotEnv = { ...DOT_ENV, PUBLIC_URL: apiUrl };
+    const apiEnv = serviceEnv(apiService, dotEnv, translation('api-1', redisAddress));
+    apiEnv.PORT = String(apiPort);
     token = readFileSync(apiEnv.API_TOKEN_FILE!, 'utf8').trim();
     api = spawnCli(['api'], apiEnv, '"api listening"');
 
@@ -130,7 +136,7 @@ describe('compose topology: one API and two workers as separate processes', () =
     const replicas = workerService.deploy?.replicas ?? 1;
     expect(replicas).toBe(2);
     for (let i = 1; i <= replicas; i++) {
-      const env = serviceEnv(workerService, DOT_ENV, translation(`worker-${i}`, redisAddress));
+      const env = serviceEnv(workerService, dotEnv, translation(`worker-${i}`, redisAddress));
       env.WORKER_PORT = String(await freePort());
       workerUrls.push(`http://127.0.0.1:${env.WORKER_PORT}`);
       workers.push(spawnCli(['worker'], { ...env, ...TEST_ONLY }, '"worker started"'));
@@ -151,7 +157,7 @@ describe('compose topology: one API and two workers as separate processes', () =
   it('gives each process what it needs and nothing more', () => {
     const env = (name: string) => compose.services[name]!.environment ?? {};
     const secretNames = (s: ComposeService) =>
-      Object.keys(s.environment ?? {}).filter((k) => /SLACK|WEBHOOK|API_TOKEN/.test(k));
+      Object.keys(s.environment ?? {}).filter((k) => /SLACK|GITHUB_WEBHOOK|API_TOKEN/.test(k));
     expect(secretNames(compose.services.worker!)).toEqual([]);
     expect(Object.keys(env('api')).filter((k) => /LLM|ANTHROPIC|OPENAI|REPLAY/.test(k))).toEqual([]);
     for (const name of ['api', 'worker']) {
@@ -163,6 +169,9 @@ describe('compose topology: one API and two workers as separate processes', () =
         expect.arrayContaining(['forge:/srv/forge', 'secrets:/run/pullwright:ro']),
       );
     }
+    // The API token's volume is the API's alone.
+    expect(compose.services.api!.volumes).toContain('api-secrets:/run/pullwright-api:ro');
+    expect(compose.services.worker!.volumes!.some((v) => v.startsWith('api-secrets:'))).toBe(false);
   });
 
   it('serves health on the API and on every worker', async () => {
@@ -181,6 +190,9 @@ describe('compose topology: one API and two workers as separate processes', () =
     const { id } = (await res.json()) as { id: string };
     const op = await waitUntil(id, (o) => o.status === 'awaiting_approval' || FINAL_STATUSES.has(o.status));
     expect(op.status, op.error).toBe('awaiting_approval');
+    // The worker recorded the pull request's link on PUBLIC_URL, and the API serves it there.
+    expect(op.pullRequest!.url.startsWith(`${apiUrl}/forge/`), op.pullRequest!.url).toBe(true);
+    expect((await request('GET', op.pullRequest!.url.slice(apiUrl.length))).status).toBe(200);
 
     const transcript = await request('GET', `/v1/operations/${id}/transcript`);
     expect(transcript.status).toBe(200);
@@ -205,15 +217,16 @@ describe('compose topology: one API and two workers as separate processes', () =
       const res = await request('POST', '/v1/operations', { type: 'debug', repo, description: 'slugify keeps spaces' });
       const { id } = (await res.json()) as { id: string };
       // The worker that took the job, by the name BullMQ records (`host:pid`).
-      let holder: CliProcess | undefined;
-      for (const deadline = Date.now() + 30_000; !holder && Date.now() < deadline; ) {
-        const by = (await queue.getJob(id))?.processedBy;
-        holder = workers.find((w) => by?.endsWith(`:${w.child.pid}`));
-        if (!holder) await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(holder, 'no worker took the job').toBeDefined();
-      holder!.child.kill('SIGKILL');
-      await holder!.exited;
+      const holder = await eventually(
+        'a worker takes the job',
+        async () => {
+          const by = (await queue.getJob(id))?.processedBy;
+          return workers.find((w) => by?.endsWith(`:${w.child.pid}`));
+        },
+        { timeoutMs: 30_000, intervalMs: 20 },
+      );
+      holder.child.kill('SIGKILL');
+      await holder.exited;
       const survivor = workers.find((w) => w !== holder)!;
 
       const op = await waitUntil(id, (o) => o.status === 'awaiting_approval' || FINAL_STATUSES.has(o.status));

@@ -3,16 +3,10 @@ import type { Operation, OperationStatus } from '@pullwright/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForStatus } from './support/wait-for-status.ts';
 
-async function waitAll(sys: TestSystem, ids: string[], statuses: OperationStatus[]): Promise<Operation[]> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ops = await Promise.all(ids.map((id) => sys.runtime.store.get(id)));
-    if (ops.every((o) => statuses.includes(o.status))) return ops;
-    if (Date.now() > deadline) throw new Error(`still ${ops.map((o) => o.status).join(', ')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitAll = (sys: TestSystem, ids: string[], statuses: OperationStatus[]): Promise<Operation[]> =>
+  Promise.all(ids.map((id) => waitForStatus(sys, id, statuses, 60_000)));
 
 const eventsOf = async (sys: TestSystem, id: string) => sys.runtime.events.list(id);
 

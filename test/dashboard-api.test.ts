@@ -5,6 +5,7 @@ import { KEPT_DIFF_ARTIFACT, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, TEST_TOKEN, type TestSystem } from './support/test-runtime.ts';
+import { waitForStatus } from './support/wait-for-status.ts';
 
 interface Frame {
   id?: string;
@@ -58,15 +59,8 @@ async function readEvents(
   return frames;
 }
 
-async function waitFor(sys: TestSystem, id: string, statuses: OperationStatus[]): Promise<Operation> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const op = await sys.runtime.store.get(id);
-    if (statuses.includes(op.status)) return op;
-    if (Date.now() > deadline) throw new Error(`still ${op.status}: ${op.error ?? ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (sys: TestSystem, id: string, statuses: OperationStatus[]): Promise<Operation> =>
+  waitForStatus(sys, id, statuses);
 
 const bearer = { authorization: `Bearer ${TEST_TOKEN}` };
 

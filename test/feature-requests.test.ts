@@ -6,6 +6,7 @@ import type { FeatureRequest, Operation } from '@pullwright/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel, type Turn, text, tool } from './support/scripted-model.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForFeatureRequest } from './support/wait-for-feature-request.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
 
 /**
@@ -81,15 +82,8 @@ async function capture(repo: string, description: string): Promise<string> {
 }
 
 /** Polls the request until it leaves the given statuses (its analysis runs in the worker). */
-async function waitFor(id: string, statuses: FeatureRequest['status'][]): Promise<FeatureRequest> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const request = await sys.runtime.features.get(id);
-    if (statuses.includes(request.status)) return request;
-    if (Date.now() > deadline) throw new Error(`feature request ${id} is still ${request.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (id: string, statuses: FeatureRequest['status'][]): Promise<FeatureRequest> =>
+  waitForFeatureRequest(sys, id, (request) => statuses.includes(request.status));
 
 /** Analysis, triage and Implement through REST; returns the request and its operation, awaiting approval. */
 async function implemented(repo: string): Promise<{ id: string; op: Operation }> {

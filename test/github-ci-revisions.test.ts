@@ -1,5 +1,6 @@
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
 import type { Operation, OperationEvent } from '@pullwright/core';
+import { eventually } from '@pullwright/testing/eventually';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useGitHubFixture } from './support/fake-github/github-fixture.ts';
 import type { GitHubTestSystem } from './support/fake-github/github-test-system.ts';
@@ -57,14 +58,11 @@ describe('red CI on an operation’s PR revises it', () => {
   const outcomes = (ds: Delivery[]) => ds.map((d) => [d.event, JSON.parse(d.response).outcome]);
   const job = (id: string) => sys.runtime.queue.queue.getJob(id);
   /** The operation's `ci_failure` events once there are `count` of them. */
-  async function ciEvents(id: string, count: number): Promise<OperationEvent[]> {
-    for (const deadline = Date.now() + 30_000; ; ) {
+  const ciEvents = (id: string, count: number): Promise<OperationEvent[]> =>
+    eventually(`operation ${id} has ${count} ci_failure events`, async () => {
       const found = (await sys.runtime.events.list(id)).filter((e) => e.type === 'ci_failure');
-      if (found.length >= count) return found;
-      if (Date.now() > deadline) throw new Error(`${found.length} ci_failure events, wanted ${count}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+      return found.length >= count ? found : undefined;
+    });
   const revisedFrom = (id: string, head: string) =>
     fx.until(id, (o) => o.status === 'awaiting_approval' && o.pullRequest?.headSha !== head);
 
@@ -123,11 +121,11 @@ describe('red CI on an operation’s PR revises it', () => {
     expect(await job(`${op.id}-revise-ci-${h2}`)).toBeUndefined();
     const after = await sys.runtime.store.get(op.id);
     expect([after.status, after.pullRequest!.headSha]).toEqual(['awaiting_approval', h2]);
-    const tracking = gh.issueComments(repo, op.pullRequest!.number).filter((c) => c.user === gh.botLogin);
-    expect(tracking).toHaveLength(1);
-    expect(tracking[0]!.body).toContain(
-      `CI is red on \`${h2.slice(0, 7)}\` (test) after 2 automatic revision(s): this needs a person.`,
-    );
+    // The tracking comment is updated just after the event is written.
+    const asked = `CI is red on \`${h2.slice(0, 7)}\` (test) after 2 automatic revision(s): this needs a person.`;
+    const bot = () => gh.issueComments(repo, op.pullRequest!.number).filter((c) => c.user === gh.botLogin);
+    await eventually('the tracking comment asks a person', () => bot().some((c) => c.body.includes(asked)));
+    expect(bot()).toHaveLength(1);
     for (const c of gh.issueComments(repo, op.pullRequest!.number)) expect(c.body).not.toContain(LEAKED);
   });
 

@@ -1,5 +1,6 @@
 import type { ModelRequest } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
+import { eventually } from '@pullwright/testing/eventually';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useGitHubFixture } from './support/fake-github/github-fixture.ts';
 import type { GitHubTestSystem } from './support/fake-github/github-test-system.ts';
@@ -56,15 +57,12 @@ describe('GitHub issues start operations', () => {
   const settled = (id: string) => fx.until(id, (o) => o.status !== 'queued' && o.status !== 'running');
   const botComments = (n: number) => gh.issueComments(repo, n).filter((c) => c.user === gh.botLogin);
   /** The bot's comment on issue `n` once it contains `text`. */
-  async function commentSaying(n: number, text: string, timeoutMs = 10_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = botComments(n).find((c) => c.body.includes(text));
-      if (found) return found.body;
-      if (Date.now() > deadline) throw new Error(`no comment on #${n} says ${text}: ${JSON.stringify(botComments(n))}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const commentSaying = (n: number, text: string, timeoutMs = 10_000): Promise<string> =>
+    eventually(
+      () => `a comment on #${n} says ${text}: ${JSON.stringify(botComments(n))}`,
+      () => botComments(n).find((c) => c.body.includes(text))?.body,
+      { timeoutMs },
+    );
 
   it('a label starts an operation: a reaction, one tracking comment kept current, Fixes #N, no hidden text for the model', async () => {
     const number = await gh.openIssue(repo, { user: 'maria', title: 'slugify keeps spaces', body: HOSTILE_BODY });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ModelProvider } from '@pullwright/agent';
 import { type Operation, PullwrightError } from '@pullwright/core';
+import { eventually } from '@pullwright/testing/eventually';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Reply, ScriptedModel, type Turn, text, tool } from './support/scripted-model.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
@@ -183,17 +184,19 @@ async function play(pathKind: Path, turns: Turn[], repoOptions: { lintRedOnBase?
 
 /** The revision's end: back to awaiting approval (new head, or the failure recorded), or cancelled/failed. */
 async function waitForRevision(opened: Operation): Promise<Operation> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const events = await sys.runtime.events.list(opened.id);
-    const revised = events.filter((e) => e.type === 'status' && e.data.revision !== undefined);
-    const back = revised.find((e) => e.data.to === 'awaiting_approval');
-    const op = await sys.runtime.store.get(opened.id);
-    if (back && op.status === 'awaiting_approval') return op;
-    if (op.status === 'failed' || op.status === 'cancelled') return op;
-    if (Date.now() > deadline) throw new Error(`revision of ${opened.id} did not end: ${op.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let last: Operation | undefined;
+  return eventually(
+    () => `the revision of ${opened.id} ends (it is ${last?.status})`,
+    async () => {
+      const events = await sys.runtime.events.list(opened.id);
+      const revised = events.filter((e) => e.type === 'status' && e.data.revision !== undefined);
+      const back = revised.find((e) => e.data.to === 'awaiting_approval');
+      last = await sys.runtime.store.get(opened.id);
+      if (back && last.status === 'awaiting_approval') return last;
+      return last.status === 'failed' || last.status === 'cancelled' ? last : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 /** The reason the operation shows: its error (a run), or the revision's failure (a revision). */

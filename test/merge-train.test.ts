@@ -8,6 +8,7 @@ import { verifyVerification } from '@pullwright/pipeline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForOperation } from './support/wait-for-status.ts';
 
 const FIXED_LINE = "  return title.trim().toLowerCase().split(/\\s+/).join('-');";
 const BASE_LINE = "  return String(title).toLowerCase().replace(' ', '-');";
@@ -56,15 +57,8 @@ describe('merge train: the base moved after the approval', () => {
     for (const c of clones.splice(0)) rmSync(c, { recursive: true, force: true });
   });
 
-  async function until(id: string, done: (op: Operation) => boolean, timeoutMs = 45_000): Promise<Operation> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const op = await sys.runtime.store.get(id);
-      if (done(op)) return op;
-      if (Date.now() > deadline) throw new Error(`still ${op.status}: ${op.error ?? ''}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = (id: string, done: (op: Operation) => boolean, timeoutMs = 45_000) =>
+    waitForOperation(sys, id, done, timeoutMs);
 
   /** A debug operation fixed by the demo transcript, waiting for approval. */
   async function readyOperation(): Promise<{ repo: string; op: Operation }> {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { OperationEvent } from '@pullwright/core';
+import { eventually } from '@pullwright/testing/eventually';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnswerRepo } from './support/answer-repo.ts';
 import { ScriptedModel, type Turn, text, tool } from './support/scripted-model.ts';
@@ -45,14 +46,7 @@ async function create(): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-/** Until `probe` answers true: polls a condition that must come true, never sleeps to prove that nothing happens. */
-async function until(what: string, probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (what: string, probe: () => boolean) => eventually(what, probe, { intervalMs: 25 });
 
 const prepared = (events: OperationEvent[]) =>
   events.find((e) => e.type === 'step' && e.data.step === 'prepare' && e.data.state === 'finished')?.data;

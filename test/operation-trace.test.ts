@@ -4,6 +4,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
+import { eventually } from '@pullwright/testing/eventually';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
@@ -36,10 +37,9 @@ describe('operating it: one operation is one trace (API → queue → worker →
     const ready = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
     expect(ready.status).toBe('awaiting_approval');
     // The job span ends after release, a moment after the status changed.
-    const deadline = Date.now() + 15_000;
-    while (!exporter.getFinishedSpans().some((s) => s.name === 'job run') && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually('the job span has ended', () => exporter.getFinishedSpans().some((s) => s.name === 'job run'), {
+      timeoutMs: 15_000,
+    });
     const spans = exporter.getFinishedSpans();
     const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
     const parentOf = (s: ReadableSpan) => byId.get(s.parentSpanContext?.spanId ?? '');

@@ -1,16 +1,8 @@
-import type { Operation } from '@pullwright/core';
+import { eventually } from '@pullwright/testing/eventually';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
-
-async function waitForStatus(sys: TestSystem, id: string, statuses: string[], ms = 30_000): Promise<Operation> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const op = await sys.runtime.store.get(id);
-    if (statuses.includes(op.status) || Date.now() > deadline) return op;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { waitForStatus } from './support/wait-for-status.ts';
 
 function sample(text: string, name: string, labels = ''): number | undefined {
   const escaped = `${name}${labels}`.replace(/[{}"+.]/g, (c) => `\\${c}`);
@@ -83,15 +75,19 @@ describe('board and metrics', () => {
     expect((await waitForStatus(sys, id, ['awaiting_approval', 'failed'])).status).toBe('awaiting_approval');
     // Metrics are recorded after the job's last step (cleanup runs after awaiting_approval);
     // under a loaded CI machine that can take seconds.
-    let text = '';
-    for (let i = 0; i < 300; i++) {
-      const scrape = await fetch(`${sys.api.url}/metrics`);
-      expect(scrape.status).toBe(200);
-      expect(scrape.headers.get('content-type')).toContain('text/plain');
-      text = await scrape.text();
-      if ((sample(text, 'pullwright_step_duration_seconds_count', '{step="run"}') ?? 0) >= 1) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const text = await eventually(
+      'the run step is counted in /metrics',
+      async () => {
+        const scrape = await fetch(`${sys.api.url}/metrics`);
+        expect(scrape.status).toBe(200);
+        expect(scrape.headers.get('content-type')).toContain('text/plain');
+        const scraped = await scrape.text();
+        return (sample(scraped, 'pullwright_step_duration_seconds_count', '{step="run"}') ?? 0) >= 1
+          ? scraped
+          : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(sample(text, 'pullwright_step_duration_seconds_count', '{step="run"}')).toBe(1);
     expect(sample(text, 'pullwright_operations', '{status="awaiting_approval"}')).toBe(1);
     expect(sample(text, 'pullwright_operations', '{status="failed"}')).toBe(0);
@@ -111,18 +107,19 @@ describe('board and metrics', () => {
 
   it('GET /metrics takes a bearer token when METRICS_TOKEN is set, and queue age shows a waiting job', async () => {
     const METRICS_TOKEN = 'metrics-token-0123456789';
-    sys = await startTestSystem({ worker: false, env: { METRICS_TOKEN } });
+    let ahead = 0;
+    sys = await startTestSystem({ worker: false, env: { METRICS_TOKEN }, now: () => Date.now() + ahead });
     const repo = await createSampleRepo(sys.runtime.localForge!);
     await sys.request('POST', '/v1/operations', { type: 'debug', repo, description: 'fix slugify' });
     expect((await fetch(`${sys.api.url}/metrics`)).status).toBe(401);
-    await new Promise((r) => setTimeout(r, 1100));
+    ahead = 90_000;
     const scrape = await fetch(`${sys.api.url}/metrics`, {
       headers: { authorization: `Bearer ${METRICS_TOKEN}` },
     });
     const text = await scrape.text();
     // A run job waits in BullMQ's `prioritized` state (it carries the operation's priority).
     expect(sample(text, 'pullwright_queue_jobs', '{state="prioritized"}')).toBe(1);
-    expect(sample(text, 'pullwright_queue_oldest_waiting_seconds')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'pullwright_queue_oldest_waiting_seconds')).toBeGreaterThanOrEqual(90);
     expect(sample(text, 'pullwright_operations', '{status="queued"}')).toBe(1);
     expect(sample(text, 'pullwright_workers')).toBe(0);
   });

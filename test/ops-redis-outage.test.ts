@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Operation } from '@pullwright/core';
 import { type RedisServerHandle, startRedisServer } from '@pullwright/queue';
+import { eventually } from '@pullwright/testing/eventually';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
@@ -33,10 +33,11 @@ describe('Redis outage with workers running', () => {
       ids.push(((await res.json()) as { id: string }).id);
     }
     // Cut Redis while the first jobs run and the rest still wait in the queue.
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && (await sys.runtime.store.get(ids[0]!)).status === 'queued') {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(
+      'the first operation leaves the queue',
+      async () => (await sys!.runtime.store.get(ids[0]!)).status !== 'queued',
+      { timeoutMs: 20_000, intervalMs: 20 },
+    );
     const before = await Promise.all(ids.map((id) => sys!.runtime.store.get(id)));
     const queuedAtCut = before.filter((o) => o.status === 'queued').map((o) => o.id);
     expect(queuedAtCut.length).toBeGreaterThanOrEqual(2);
@@ -44,14 +45,15 @@ describe('Redis outage with workers running', () => {
     await new Promise((r) => setTimeout(r, 1500));
     redis = await startRedisServer({ dataDir: aofDir, port: redis.port });
 
-    const finalDeadline = Date.now() + 60_000;
-    let ops: Operation[] = [];
-    while (Date.now() < finalDeadline) {
-      ops = await Promise.all(ids.map((id) => sys!.runtime.store.get(id))).catch(() => []);
-      if (ops.length === ids.length && ops.every((o) => o.status === 'awaiting_approval' || o.status === 'failed'))
-        break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const ops = await eventually(
+      'every operation has ended after the outage',
+      async () => {
+        // Reads fail while the client reconnects: that is not yet, not an end.
+        const read = await Promise.all(ids.map((id) => sys!.runtime.store.get(id))).catch(() => undefined);
+        return read?.every((o) => o.status === 'awaiting_approval' || o.status === 'failed') ? read : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     // Nothing is lost: every operation ends with a PR or with a reason; what still waited in
     // the queue at the cut (persisted in the AOF) completes.
     for (const op of ops) {

@@ -1,17 +1,10 @@
 import type { Operation } from '@pullwright/core';
+import { eventually } from '@pullwright/testing/eventually';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { spawnWorker, type WorkerProcess } from './chaos/worker-process.ts';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { DEMO_TRANSCRIPT, startTestSystem, type TestSystem } from './support/test-runtime.ts';
-
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { waitForOperation } from './support/wait-for-status.ts';
 
 describe('SIGTERM during a job', () => {
   let sys: TestSystem;
@@ -46,10 +39,10 @@ describe('SIGTERM during a job', () => {
     const res = await sys.request('POST', '/v1/operations', { type: 'debug', repo, description: 'fix slugify' });
     const { id } = (await res.json()) as { id: string };
     // SIGTERM once the agent loop has started: the job is surely in flight.
-    await waitFor(
-      () => sys.runtime.events.list(id),
-      (events) => events.some((e) => e.type === 'step' && e.data.step === 'agent'),
-      20_000,
+    await eventually(
+      'the agent step has started',
+      async () => (await sys.runtime.events.list(id)).some((e) => e.type === 'step' && e.data.step === 'agent'),
+      { timeoutMs: 20_000, intervalMs: 25 },
     );
     return { id, worker };
   }
@@ -92,11 +85,7 @@ describe('SIGTERM during a job', () => {
     const next = spawnWorker(workerEnv({ JOB_LOCK_MS: '1000', JOB_STALLED_INTERVAL_MS: '300' }));
     workers.push(next);
     await next.ready;
-    const op = await waitFor(
-      () => sys.runtime.store.get(id),
-      (o) => o.status !== 'running',
-      30_000,
-    );
+    const op = await waitForOperation(sys, id, (o) => o.status !== 'running', 30_000);
     expect(op.status).toBe('awaiting_approval');
     await expectOnePullRequest(op);
   });

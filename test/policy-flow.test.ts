@@ -8,6 +8,7 @@ import type { CheckResult, Operation, OperationStatus, Requester } from '@pullwr
 import { parseRepoPolicy } from '@pullwright/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForOperation, waitForStatus } from './support/wait-for-status.ts';
 
 const SECRET = 'deploy-secret-for-tests-0123';
 const IDENTITIES = [
@@ -51,15 +52,7 @@ function git(cwd: string, ...args: string[]): string {
   });
 }
 
-async function waitFor(id: string, statuses: OperationStatus[], timeoutMs = 20_000): Promise<Operation> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const op = await sys.runtime.store.get(id);
-    if (statuses.includes(op.status)) return op;
-    if (Date.now() > deadline) throw new Error(`still ${op.status}: ${op.error ?? ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (id: string, statuses: OperationStatus[]): Promise<Operation> => waitForStatus(sys, id, statuses);
 
 /**
  * What the run job does around the agent, with a real repository, branch, push and PR: claim
@@ -426,12 +419,7 @@ deploy:
     const again = await sys.request('POST', `/v1/operations/${id}/deploy`, { user: 'dee' });
     expect(again.status).toBe(409);
 
-    const deadline = Date.now() + 10_000;
-    let op = await sys.runtime.store.get(id);
-    while (op.deploy?.status === 'running' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      op = await sys.runtime.store.get(id);
-    }
+    const op = await waitForOperation(sys, id, (o) => o.deploy?.status !== 'running');
     expect(op.deploy).toMatchObject({ status: 'succeeded', by: 'dee', externalId: 'd1' });
     expect(hits.map((h) => h.path)).toEqual(['/deploy', '/status/d1']);
   });

@@ -1,7 +1,8 @@
-import type { Operation, OperationStatus } from '@pullwright/core';
+import type { Operation } from '@pullwright/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForStatus } from './support/wait-for-status.ts';
 
 describe('.pullwright.yml in the target repository', () => {
   let sys: TestSystem;
@@ -18,14 +19,7 @@ describe('.pullwright.yml in the target repository', () => {
       description: 'slugify keeps spaces',
     });
     const { id } = (await res.json()) as { id: string };
-    const deadline = Date.now() + 30_000;
-    const done: OperationStatus[] = ['awaiting_approval', 'failed'];
-    for (;;) {
-      const op = await sys.runtime.store.get(id);
-      if (done.includes(op.status)) return op;
-      if (Date.now() > deadline) throw new Error(`still ${op.status}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    return waitForStatus(sys, id, ['awaiting_approval', 'failed']);
   }
 
   it('uses the checks it names', async () => {

@@ -11,6 +11,7 @@ import { FakeGitHub } from './support/fake-github.ts';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
 import { postSigned } from './support/fake-slack-requests.ts';
 import { SAMPLE_DIR } from './support/sample-repo.ts';
+import { waitForOperation } from './support/wait-for-status.ts';
 
 const SIGNING_SECRET = 'review-loop-signing-secret-0123';
 const BOT_TOKEN = sampleSecret('slack-bot-token', 15);
@@ -67,15 +68,7 @@ describe('the review loop across GitHub and Slack', () => {
   });
   afterEach(() => expect(sys.logs.join('')).not.toContain(BOT_TOKEN));
 
-  async function until(id: string, done: (op: Operation) => boolean): Promise<Operation> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const op = await sys.runtime.store.get(id);
-      if (done(op)) return op;
-      if (Date.now() > deadline) throw new Error(`gave up waiting; operation is ${op.status}: ${op.error ?? ''}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = (id: string, done: (op: Operation) => boolean) => waitForOperation(sys, id, done, 60_000);
 
   it('GitHub then Slack: two revisions, the interdiff since the approval shows only the second, the ledger and the tracking comment keep both', async () => {
     const created = await sys.request('POST', '/v1/operations', {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNEL, REQUESTER, type SlackSystem, startSlackSystem } from './support/fake-slack-system.ts';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { ScriptedModel, text } from './support/scripted-model.ts';
+import { waitForFeatureRequest } from './support/wait-for-feature-request.ts';
 
 /** Slack `/feature` captures a feature request whose analysis a worker runs (issue 21 item 5). */
 
@@ -21,15 +22,8 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-async function analysed(id: string): Promise<FeatureRequest> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const request = await s.sys.runtime.features.get(id);
-    if (request.status !== 'new') return request;
-    if (Date.now() > deadline) throw new Error(`feature request ${id} was not analysed`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const analysed = (id: string): Promise<FeatureRequest> =>
+  waitForFeatureRequest(s.sys, id, (request) => request.status !== 'new');
 
 describe('Slack /feature', () => {
   it('captures the request for the Slack user and answers with where to triage it', async () => {

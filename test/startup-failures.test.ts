@@ -55,6 +55,8 @@ const base = () => ({
   LOG_LEVEL: 'info',
   SANDBOX: 'none',
 });
+/** An OpenAI-compatible local server (Ollama's address); nothing listens: the worker starts without calling it. */
+const LOCAL_MODEL = { LLM_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'qwen3-coder' };
 const without = (env: Record<string, string>, name: string) => {
   const { [name]: _, ...rest } = env;
   return rest;
@@ -151,6 +153,13 @@ const cases: Case[] = [
     () => ({ ...base(), LLM_PROVIDER: 'anthropic' }),
     () => /ANTHROPIC_API_KEY: required when LLM_PROVIDER=anthropic/,
   ],
+  [
+    'a model without a price (a local model)',
+    'worker',
+    () => ({ ...base(), ...LOCAL_MODEL }),
+    () =>
+      /LLM_PRICES: model "qwen3-coder" has no known price, so MAX_COST_USD could not be kept\. Fix: .* a local model \(Ollama, vLLM, llama\.cpp\) is free: LLM_PRICES='\{"qwen3-coder":\{"input":0,"output":0\}\}'$/,
+  ],
 ];
 
 describe('start-up failures: each bad setting ends the process at once, naming it', () => {
@@ -173,5 +182,47 @@ describe('start-up failures: each bad setting ends the process at once, naming i
       expect(proc.output()).not.toContain('a-wrong-password');
     },
     HANG_GUARD_MS + 10_000,
+  );
+});
+
+describe('start-up warnings: a process starts, and says once what it lacks or should not hold', () => {
+  const started = async (env: Record<string, string>) => {
+    const proc = spawnCli(['worker'], env, '"worker started"');
+    try {
+      await proc.ready;
+      return proc.output();
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+  };
+  const warned = (output: string) =>
+    output
+      .split('\n')
+      .filter((l) => l.includes('"level":40'))
+      .map((l) => (JSON.parse(l) as { variable?: string }).variable)
+      .filter(Boolean);
+
+  it(
+    'a worker with an explicit zero price for its local model starts; without PUBLIC_URL, and holding API_TOKEN, it warns',
+    async () => {
+      const output = await started({ ...base(), ...LOCAL_MODEL, LLM_PRICES: '{"qwen3-coder":{"input":0,"output":0}}' });
+      expect(warned(output).sort()).toEqual(['API_TOKEN', 'PUBLIC_URL']);
+      expect(output).toMatch(
+        /PUBLIC_URL: unset, recommended by the worker process: the pull requests and tracking comments/,
+      );
+      expect(output).toMatch(/API_TOKEN: set, but the worker process never reads it/);
+      expect(output).not.toContain(TOKEN);
+    },
+    HANG_GUARD_MS,
+  );
+
+  it(
+    'a worker given what it needs, and nothing more, warns about nothing',
+    async () => {
+      const output = await started({ ...without(base(), 'API_TOKEN'), PUBLIC_URL: 'https://pullwright.example.com' });
+      expect(warned(output)).toEqual([]);
+    },
+    HANG_GUARD_MS,
   );
 });

@@ -1,7 +1,7 @@
-import type { OperationStatus } from '@pullwright/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForStatus } from './support/wait-for-status.ts';
 
 describe('worker restart', () => {
   let sys: TestSystem;
@@ -23,13 +23,7 @@ describe('worker restart', () => {
     expect(queued.map((o) => o.status)).toEqual(['queued', 'queued', 'queued']);
 
     await sys.startWorker();
-    const deadline = Date.now() + 45_000;
-    let statuses: OperationStatus[] = [];
-    while (Date.now() < deadline) {
-      statuses = (await Promise.all(ids.map((id) => sys.runtime.store.get(id)))).map((o) => o.status);
-      if (statuses.every((s) => s === 'awaiting_approval' || s === 'failed')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(statuses).toEqual(['awaiting_approval', 'awaiting_approval', 'awaiting_approval']);
+    const ops = await Promise.all(ids.map((id) => waitForStatus(sys, id, ['awaiting_approval', 'failed'])));
+    expect(ops.map((o) => o.status)).toEqual(['awaiting_approval', 'awaiting_approval', 'awaiting_approval']);
   });
 });

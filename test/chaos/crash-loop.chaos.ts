@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import { DEFAULT_FILE_LEASE_MS, DEFAULT_MERGE_LEASE_MS } from '@pullwright/locks';
 import type { RedisClient } from '@pullwright/queue';
+import { eventually } from '@pullwright/testing/eventually';
 import { Cluster } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisEnv } from '../support/redis-env.ts';
@@ -114,10 +115,11 @@ describe('crash loop', () => {
       launch(slot).ready.catch(() => undefined);
     }
 
-    const drainDeadline = Date.now() + DRAIN_MS;
-    while ((await unfinished()).length > 0 && Date.now() < drainDeadline) {
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    // Past the drain time the summary and the checks below name each operation still open.
+    await eventually('every operation has ended', async () => (await unfinished()).length === 0, {
+      timeoutMs: DRAIN_MS,
+      intervalMs: 250,
+    }).catch(() => undefined);
     const ops: Operation[] = await Promise.all(ids.map((id) => sys.runtime.store.get(id)));
     const tally = (values: string[]) =>
       values.reduce<Record<string, number>>((acc, v) => {

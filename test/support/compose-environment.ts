@@ -28,7 +28,7 @@ export function readCompose(): ComposeFile {
 }
 
 /** `ENV A=1 B=2` lines of a Dockerfile: the image's environment, under the service's. */
-function dockerfileEnv(dockerfile: string): Record<string, string> {
+export function dockerfileEnv(dockerfile: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of readFileSync(path.join(ROOT, dockerfile), 'utf8').split('\n')) {
     if (!line.startsWith('ENV ')) continue;

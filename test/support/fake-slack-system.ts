@@ -2,6 +2,7 @@ import { createSlackServices, type SlackServices } from '@pullwright/api';
 import type { Operation, OperationEvent, OperationStatus } from '@pullwright/core';
 import { sampleSecret } from '@pullwright/security/credential-samples';
 import type { SlackNotifier } from '@pullwright/slack';
+import { eventually } from '@pullwright/testing/eventually';
 import { type FakeSlack, startFakeSlack } from './fake-slack.ts';
 import {
   blockActionsBody,
@@ -79,15 +80,8 @@ export async function startSlackSystem(
   const services = createSlackServices(sys.runtime)!;
   const notifier = options.notifier === false ? undefined : services.createNotifier({ blockMs: 200, refreshMs: 1000 });
   notifier?.start();
-  const poll = async <T>(read: () => Promise<T | undefined>, timeoutMs: number, what: () => string): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = await read();
-      if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  const poll = <T>(read: () => Promise<T | undefined>, timeoutMs: number, what: () => string): Promise<T> =>
+    eventually(what, read, { timeoutMs, intervalMs: 25 });
   const answers: string[] = [];
   const commandMs: number[] = [];
   let hooks = 0;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from '@pullwright/testing/eventually';
 
 export interface CapturedCall {
   /** Web API method (`chat.postMessage`…) or `response_url`. */
@@ -131,14 +132,15 @@ export async function startFakeSlack(
     responseUrl: (name) => `${url}/hooks/${name}`,
     callsTo: (method) => calls.filter((c) => c.method === method),
     async waitFor(predicate, timeoutMs = 30_000, what = 'slack calls') {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(calls)) {
-        if (Date.now() > deadline) {
-          const seen = calls.map((c) => `${c.method} ${String(c.args.text ?? '').slice(0, 80)}`).join('\n  ');
-          throw new Error(`timed out waiting for ${what}; calls so far:\n  ${seen}`);
-        }
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const seen = () => calls.map((c) => `${c.method} ${String(c.args.text ?? '').slice(0, 80)}`).join('\n  ');
+      await eventually(
+        () => `${what}; calls so far:\n  ${seen()}`,
+        () => predicate(calls),
+        {
+          timeoutMs,
+          intervalMs: 25,
+        },
+      );
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type RedisServerHandle, startRedisServer } from '@pullwright/queue';
+import { eventually } from '@pullwright/testing/eventually';
 import { Redis } from 'ioredis';
 
 const run = promisify(execFile);
@@ -54,13 +55,11 @@ export async function startRedisCluster(primaries = 3): Promise<RedisClusterHand
 async function waitForClusterOk(url: string): Promise<void> {
   const client = new Redis(url);
   try {
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const info = await client.cluster('INFO');
-      if (/cluster_state:ok/.test(String(info))) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`cluster node ${url} did not reach cluster_state:ok within 20 s`);
+    await eventually(
+      `cluster node ${url} reports cluster_state:ok`,
+      async () => /cluster_state:ok/.test(String(await client.cluster('INFO'))),
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
   } finally {
     client.disconnect();
   }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type RunningApi, startApi } from '@pullwright/api';
 import { type RunningWorker, startWorker } from '@pullwright/code-worker';
-import { configSecrets, createLogger, loadConfig, silentLogger } from '@pullwright/core';
+import { createLogger, loadConfig, silentLogger } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { Redactor } from '@pullwright/security';
@@ -34,7 +34,14 @@ export interface TestSystem {
  * and data directory, so tests cannot see each other's operations.
  */
 export async function startTestSystem(
-  options: { env?: Record<string, string>; worker?: boolean; captureLogs?: boolean; demo?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    worker?: boolean;
+    captureLogs?: boolean;
+    demo?: boolean;
+    /** The API's clock (sessions, queue ages): a test moves it instead of waiting. */
+    now?: () => number;
+  } = {},
 ): Promise<TestSystem> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-test-'));
   const config = loadConfig({
@@ -51,14 +58,14 @@ export async function startTestSystem(
   });
   const logLines: string[] = [];
   let logger = silentLogger();
-  const redactor = new Redactor({ secrets: configSecrets(config) });
+  const redactor = new Redactor({ secrets: config.secrets });
   if (options.captureLogs) {
     const destination = new PassThrough();
     destination.setEncoding('utf8').on('data', (line: string) => logLines.push(line));
     logger = createLogger({ level: 'debug', destination, scrubber: redactor });
   }
   const runtime = await createRuntime(config, logger, redactor, { demo: options.demo ?? false });
-  const api = await startApi(runtime);
+  const api = await startApi(runtime, options.now ? { now: options.now } : {});
   const system: TestSystem = {
     runtime,
     api,

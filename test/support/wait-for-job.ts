@@ -1,4 +1,5 @@
 import type { Runtime } from '@pullwright/pipeline';
+import { eventually } from '@pullwright/testing/eventually';
 import type { Job } from 'bullmq';
 
 /**
@@ -11,12 +12,14 @@ export async function waitForJob(
   jobId: string,
   timeoutMs = 15_000,
 ): Promise<{ job: Job; state: 'completed' | 'failed' }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await sys.runtime.queue.queue.getJob(jobId);
-    const state = await job?.getState();
-    if (job && (state === 'completed' || state === 'failed')) return { job, state };
-    if (Date.now() > deadline) throw new Error(`job ${jobId} is still ${state ?? 'missing'}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let state: string | undefined;
+  return eventually(
+    () => `job ${jobId} ends (it is ${state ?? 'missing'})`,
+    async () => {
+      const job = await sys.runtime.queue.queue.getJob(jobId);
+      state = await job?.getState();
+      return job && (state === 'completed' || state === 'failed') ? { job, state } : undefined;
+    },
+    { timeoutMs },
+  );
 }

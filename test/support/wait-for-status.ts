@@ -1,18 +1,33 @@
 import type { Operation, OperationStatus } from '@pullwright/core';
-import type { TestSystem } from './test-runtime.ts';
+import type { Runtime } from '@pullwright/pipeline';
+import { eventually } from '@pullwright/testing/eventually';
 
-/** Polls the store until the operation reaches one of `statuses`; the error names where it is stuck. */
-export async function waitForStatus(
-  sys: TestSystem,
+type WithStore = { runtime: Pick<Runtime, 'store'> };
+
+/** Polls the store until the operation satisfies `done`; the error names where it is stuck. */
+export async function waitForOperation(
+  sys: WithStore,
+  id: string,
+  done: (op: Operation) => boolean,
+  timeoutMs = 45_000,
+): Promise<Operation> {
+  let last: Operation | undefined;
+  return eventually(
+    () => `operation ${id} is done (it is ${last?.status ?? 'missing'}: ${last?.error ?? ''})`,
+    async () => {
+      last = await sys.runtime.store.get(id);
+      return done(last) ? last : undefined;
+    },
+    { timeoutMs },
+  );
+}
+
+/** Until the operation reaches one of `statuses`. */
+export function waitForStatus(
+  sys: WithStore,
   id: string,
   statuses: OperationStatus[],
   timeoutMs = 45_000,
 ): Promise<Operation> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const op = await sys.runtime.store.get(id);
-    if (statuses.includes(op.status)) return op;
-    if (Date.now() > deadline) throw new Error(`operation ${id} is still ${op.status}: ${op.error ?? ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return waitForOperation(sys, id, (op) => statuses.includes(op.status), timeoutMs);
 }

@@ -47,8 +47,13 @@ async function operationOfBranch(store: ApiDeps['store'], branch: string) {
   return op?.branch === branch ? op : undefined;
 }
 
+export interface AppOptions {
+  /** Epoch milliseconds for session lifetimes and queue ages; tests move it instead of waiting. */
+  now?: () => number;
+}
+
 /** The HTTP surface: health, REST v1, the dashboard page, and the local forge's PR view. */
-export function createApp(deps: ApiDeps): Express {
+export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): Express {
   const { config } = deps;
   if (!config.apiToken) throw new Error('API_TOKEN must be set before the API starts');
   const app = express();
@@ -85,10 +90,10 @@ export function createApp(deps: ApiDeps): Express {
     else sendError(res, 503, 'unavailable', 'redis is unreachable', { redis: 'down' });
   });
 
-  app.use('/metrics', metricsRouter(deps));
+  app.use('/metrics', metricsRouter({ ...deps, now }));
 
   // The bearer token for API clients, or a dashboard session (cookie + CSRF header).
-  const sessions = new SessionStore(deps.redis, `${config.redisPrefix}:dash`, config.dashboard.sessionTtlS);
+  const sessions = new SessionStore(deps.redis, `${config.redisPrefix}:dash`, config.dashboard.sessionTtlS, now);
   const credentials = new SessionCredentials(config, deps.actions.policy);
   const auth = sessionAuth(config.apiToken, sessions);
   app.use('/v1/session/github', githubSignInRouter({ ...deps, sessions, policy: deps.actions.policy }));
@@ -119,7 +124,7 @@ export function createApp(deps: ApiDeps): Express {
     res.json({ counts: await deps.queue.counts() });
   });
   app.get('/v1/queue/health', auth, async (_req, res) => {
-    res.json(await dashboardQueueHealth(deps.queue));
+    res.json(await dashboardQueueHealth(deps.queue, now()));
   });
   app.use(QUEUE_BOARD_PATH, queueBoardRouter(deps, auth, credentials, deps.actions.policy));
 

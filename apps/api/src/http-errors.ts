@@ -1,4 +1,11 @@
-import { errorOutcome, type FieldIssue, isPullwrightError, type Logger, withoutHostPaths } from '@pullwright/core';
+import {
+  errorOutcome,
+  type FieldIssue,
+  isPullwrightError,
+  isRedisUnavailable,
+  type Logger,
+  withoutHostPaths,
+} from '@pullwright/core';
 import type { ErrorRequestHandler, Response } from 'express';
 
 export function sendError(
@@ -39,18 +46,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendError(res, body.status, body.code, body.message, {
         fields: [{ field: body.field, reason: body.message }],
       });
-    if (isRedisDown(err))
+    if (isRedisUnavailable(err))
       return sendError(res, 503, 'unavailable', 'the operation store is unavailable; retry shortly');
     logger.error({ err }, 'unhandled error');
     return sendError(res, 500, 'internal', 'internal error');
   };
-}
-
-function isRedisDown(err: unknown): boolean {
-  const msg = String((err as Error)?.message ?? '');
-  return /Connection is closed|ECONNREFUSED|max retries per request|Stream isn't writeable|connect ETIMEDOUT/i.test(
-    msg,
-  );
 }
 
 /**

@@ -6,7 +6,10 @@ import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'pr
 import { bearerAuth } from './bearer-auth.ts';
 import { type ScannedOperation, scanOperations } from './metrics-operation-scan.ts';
 
-type MetricsDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'queue' | 'config'>;
+type MetricsDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'queue' | 'config'> & {
+  /** Epoch milliseconds: ages (the oldest waiting job, lock waits) are measured against it. */
+  now: () => number;
+};
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 
@@ -29,7 +32,7 @@ async function takeSnapshot(deps: MetricsDeps, store: MetricsStore): Promise<Sna
     // CLIENT LIST is disabled on some managed Redis services: then the gauge is left out.
     queue.getWorkersCount().catch(() => undefined),
   ]);
-  const now = Date.now();
+  const now = deps.now();
   return { ops, totals, jobs, oldestWaitingS: oldest ? Math.max(0, now - oldest.timestamp) / 1000 : 0, workers, now };
 }
 

@@ -19,14 +19,17 @@ function hash(sessionId: string): string {
 }
 
 /**
- * Dashboard sign-ins in Redis, expiring on their own. Keys hold a hash of the session id,
- * so someone who can read Redis (a backup, a MONITOR) cannot replay a cookie from it.
+ * Dashboard sign-ins in Redis. Keys hold a hash of the session id, so someone who can read
+ * Redis (a backup, a MONITOR) cannot replay a cookie from it. A session ends at its
+ * `expiresAt` by this store's clock; the key's own expiry only cleans Redis up after it.
  */
 export class SessionStore {
   constructor(
     private readonly redis: Runtime['redis'],
     private readonly prefix: string,
     readonly ttlS: number,
+    /** Epoch milliseconds; tests move it instead of waiting a session out. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   private key(sessionId: string): string {
@@ -34,8 +37,9 @@ export class SessionStore {
   }
 
   /** Returns the new session id (the cookie value) and the session. */
-  async create(user: string, via: Session['via'], now = new Date()): Promise<{ id: string; session: Session }> {
+  async create(user: string, via: Session['via']): Promise<{ id: string; session: Session }> {
     const id = randomBytes(32).toString('base64url');
+    const now = new Date(this.now());
     const session: Session = {
       user,
       via,
@@ -50,7 +54,8 @@ export class SessionStore {
   async get(sessionId: string): Promise<Session | undefined> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
     const raw = await this.redis.get(this.key(sessionId));
-    return raw ? (JSON.parse(raw) as Session) : undefined;
+    const session = raw ? (JSON.parse(raw) as Session) : undefined;
+    return session && Date.parse(session.expiresAt) > this.now() ? session : undefined;
   }
 
   async destroy(sessionId: string): Promise<void> {

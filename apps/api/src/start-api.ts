@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { listenOrExplain } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
-import { createApp } from './create-app.ts';
+import { type AppOptions, createApp } from './create-app.ts';
 import { createSlackServices } from './slack-services.ts';
 import { type SlackSocketMode, startSlackSocketMode } from './slack-socket-mode.ts';
 
@@ -19,8 +19,8 @@ function socketModeFor(runtime: Runtime): SlackSocketMode | undefined {
   return startSlackSocketMode(slack, slack.appToken, runtime.config.slack.apiUrl);
 }
 
-export async function startApi(runtime: Runtime): Promise<RunningApi> {
-  const app = createApp(runtime);
+export async function startApi(runtime: Runtime, options: AppOptions = {}): Promise<RunningApi> {
+  const app = createApp(runtime, options);
   const server = createServer(app);
   await listenOrExplain(server, runtime.config.port, runtime.config.host, 'PORT');
   const address = server.address();

@@ -8,7 +8,9 @@
 //   dist/main.js   every command (start, api, worker, demo, scan…): @pullwright/* packages
 //                  bundled, third-party packages left to node_modules (native add-ons and
 //                  optional requires in ioredis, dockerode, pino do not bundle cleanly).
-import { readFile } from 'node:fs/promises';
+//                  Split: what a command imports with import() is a chunk loaded only then,
+//                  so the configuration is checked before the server's modules load.
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -62,12 +64,17 @@ const common = {
   },
 };
 
+// Chunk names carry a hash: a rebuild must not leave the last build's chunks beside the new ones.
+await rm(outdir, { recursive: true, force: true });
 await Promise.all([
   build({ ...common, entryPoints: { scan: path.join(cliDir, 'src/scan-entry.ts') }, plugins: [sourceUrls] }),
   build({ ...common, entryPoints: { help: path.join(cliDir, 'src/help.ts') } }),
   build({
     ...common,
     entryPoints: { main: path.join(cliDir, 'src/main.ts') },
+    splitting: true,
+    // Beside main.js: the source-URL rewrite above is relative to this directory.
+    chunkNames: 'chunk-[hash]',
     plugins: [sourceUrls, externalThirdParty],
   }),
 ]);

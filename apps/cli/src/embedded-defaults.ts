@@ -2,18 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RedisServerHandle, startRedisServer } from '@pullwright/queue';
+import { storageSettings } from '@pullwright/core';
 
 export const DEMO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../demo');
 const DEMO_TRANSCRIPT = path.join(DEMO_DIR, 'debug-slugify.replay.json');
 
 export interface EmbeddedEnv {
   env: NodeJS.ProcessEnv;
-  redis: RedisServerHandle | undefined;
+  /** Neither REDIS_URL nor REDIS_CLUSTER_NODES: `npm start` runs a private redis-server. */
+  needsRedis: boolean;
   generatedToken: boolean;
   /** No model configured: the bundled recording plays the demo, and new requests are refused. */
   replayDemo: boolean;
 }
+
+const isSet = (env: NodeJS.ProcessEnv, name: string) => Boolean(env[name]?.trim());
 
 /** Reuses the token across restarts so a bookmarked dashboard link keeps working. */
 function persistentToken(dataDir: string): string {
@@ -26,23 +29,19 @@ function persistentToken(dataDir: string): string {
 }
 
 /**
- * Fills what a laptop run lacks: a private redis-server (data under DATA_DIR), an API
- * token, and the replay provider with the bundled demo transcript when no model key is set.
- * Anything set in the environment wins.
+ * Fills what a laptop run lacks: an API token, and the replay provider with the bundled demo
+ * transcript when no model key is set; says whether a private redis-server is needed (a
+ * Cluster or a REDIS_URL is used as given). Anything set in the environment wins.
  */
-export async function embeddedEnv(source: NodeJS.ProcessEnv): Promise<EmbeddedEnv> {
+export function embeddedEnv(source: NodeJS.ProcessEnv): EmbeddedEnv {
   const env = { ...source };
-  const dataDir = path.resolve(env.DATA_DIR || '.pullwright');
+  const { dataDir } = storageSettings.schema.parse(env);
   env.DATA_DIR = dataDir;
-  let redis: RedisServerHandle | undefined;
-  if (!env.REDIS_URL) {
-    redis = await startRedisServer({ dataDir: path.join(dataDir, 'redis') });
-    env.REDIS_URL = redis.url;
-  }
-  const generatedToken = !env.API_TOKEN;
+  const generatedToken = !isSet(env, 'API_TOKEN') && !isSet(env, 'API_TOKEN_FILE');
   if (generatedToken) env.API_TOKEN = persistentToken(dataDir);
   const { env: withModel, replayDemo } = withReplayDefault(env);
-  return { env: withModel, redis, generatedToken, replayDemo };
+  const needsRedis = !isSet(env, 'REDIS_URL') && !isSet(env, 'REDIS_CLUSTER_NODES');
+  return { env: withModel, needsRedis, generatedToken, replayDemo };
 }
 
 /**
@@ -52,11 +51,10 @@ export async function embeddedEnv(source: NodeJS.ProcessEnv): Promise<EmbeddedEn
  */
 export function withReplayDefault(source: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; replayDemo: boolean } {
   const env = { ...source };
-  const provider = env.LLM_PROVIDER?.trim();
-  const keyed = (name: string) => env[name]?.trim() || env[`${name}_FILE`]?.trim();
-  const hasModel = provider || keyed('ANTHROPIC_API_KEY') || keyed('OPENAI_API_KEY');
+  const keyed = (name: string) => isSet(env, name) || isSet(env, `${name}_FILE`);
+  const hasModel = isSet(env, 'LLM_PROVIDER') || keyed('ANTHROPIC_API_KEY') || keyed('OPENAI_API_KEY');
   if (!hasModel) env.LLM_PROVIDER = 'replay';
-  const replayDemo = env.LLM_PROVIDER === 'replay' && !env.REPLAY_FILE?.trim();
+  const replayDemo = env.LLM_PROVIDER === 'replay' && !isSet(env, 'REPLAY_FILE');
   if (replayDemo) env.REPLAY_FILE = DEMO_TRANSCRIPT;
   return { env, replayDemo };
 }

@@ -21,22 +21,23 @@ export const USAGE = `usage: pullwright <command>
   api       the API alone (needs REDIS_URL or REDIS_CLUSTER_NODES, API_TOKEN, VERIFICATION_KEY)
   worker    a code worker alone (needs REDIS_URL or REDIS_CLUSTER_NODES, VERIFICATION_KEY); health on WORKER_PORT
   demo      the start flow headless: run the sample /debug operation, approve it, print its timeline
-  export    export <id>: an operation's record, timeline and transcript as redacted JSONL (needs REDIS_URL)
+  export    export <id>: an operation's record, timeline and transcript as redacted JSONL (REDIS_URL, else npm start's Redis)
   mcp       an MCP server on stdio for editor agents: create, follow, approve operations through the REST API
   repo      repo add <path-or-git-url> [--name owner/name]: import your repository into the local forge; repo list
-  init-secrets <dir>  create the API token, verification key and Redis password files compose uses (kept if present)
+  init-secrets <dir> [<api-dir>]  create the verification key, Redis password and API token files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
 
-pullwright <command> --help describes one command.`;
+pullwright <command> --help describes one command; pullwright --version prints the version.`;
 
 /** `pullwright <command> --help`: printed to stdout; the command does not run. */
 const COMMAND_HELP: Record<string, string> = {
   start: `usage: pullwright start
 
 Runs the API, a code worker and the dashboard in one process on embedded defaults: a
-private redis-server when REDIS_URL is unset, the local forge when no GitHub App is
-configured, and the replay model with a demo operation when no model key is set. Stop
-with Ctrl-C. Configuration: the environment variables in README.md.`,
+private redis-server when neither REDIS_URL nor REDIS_CLUSTER_NODES is set (its REDIS_URL
+is printed), the local forge when no GitHub App is configured, and the replay model with a
+demo operation when no model key is set. Stop with Ctrl-C. Configuration:
+docs/configuration.md.`,
   api: `usage: pullwright api
 
 Runs the API alone (REST, Slack, GitHub webhooks, SSE, dashboard). Needs REDIS_URL (or
@@ -51,12 +52,13 @@ on the same Redis to scale out.`,
   demo: `usage: pullwright demo
 
 Runs the start flow headless: a private redis-server and local forge in a temporary
-DATA_DIR, the sample /debug operation with the replay model, approval, merge, and the
+DATA_DIR (removed at the end), the sample /debug operation with the replay model, approval, merge, and the
 operation's timeline on stdout. Exit 0 when the operation merged.`,
   export: `usage: pullwright export <operation-id>
 
 Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
-as GET /v1/operations/<id>/audit). Needs REDIS_URL or REDIS_CLUSTER_NODES.`,
+as GET /v1/operations/<id>/audit). Reads REDIS_URL or REDIS_CLUSTER_NODES; without them, the
+Redis of \`npm start\` on DATA_DIR (the one a running \`npm start\` printed, or its data).`,
   mcp: `usage: pullwright mcp
 
 An MCP server on stdin/stdout for an editor's agent (Claude Code, Cursor, VS Code…): its
@@ -66,10 +68,11 @@ authorized like any other request. Environment: PULLWRIGHT_URL (default
 http://127.0.0.1:3000), PULLWRIGHT_TOKEN or PULLWRIGHT_TOKEN_FILE (the API token),
 PULLWRIGHT_USER (default api; IDENTITIES gives it its role).`,
   repo: REPO_HELP,
-  'init-secrets': `usage: pullwright init-secrets <dir>
+  'init-secrets': `usage: pullwright init-secrets <dir> [<api-dir>]
 
-Creates the files docker compose reads its secrets from in <dir>: the API token, the
-verification key and the Redis password. Files that exist are kept.`,
+Creates the files docker compose reads its secrets from: the verification key and the Redis
+password in <dir>, the API token in <api-dir> (default <dir>), a directory only the API
+mounts. Files that exist are kept; a token an older layout kept in <dir> moves to <api-dir>.`,
 };
 
 const isHelpFlag = (a: string) => a === '-h' || a === '--help';

@@ -1,11 +1,6 @@
-import path from 'node:path';
+import { storageSettings } from '@pullwright/core';
 import { importRepository, listRepositories, parseImportSource } from '@pullwright/forge';
 import { REPO_HELP } from './help.ts';
-
-/** Where the local forge keeps its repositories: the same default as the service's config. */
-function forgeRoot(env: NodeJS.ProcessEnv): string {
-  return path.resolve(env.FORGE_DIR || path.join(env.DATA_DIR || '.pullwright', 'forge'));
-}
 
 function usage(stderr: NodeJS.WritableStream, reason: string): number {
   stderr.write(`pullwright repo: ${reason}\n${REPO_HELP}\n`);
@@ -24,7 +19,8 @@ export async function repoCommand(
     );
     return 2;
   }
-  const root = forgeRoot(io.env);
+  // The service's own reading of FORGE_DIR and DATA_DIR, so both name the same directory.
+  const root = storageSettings.schema.parse(io.env).forgeDir;
   if (sub === 'list' && rest.length === 0) {
     const repos = await listRepositories(root);
     if (repos.length === 0) io.stdout.write(`no repositories in ${root}; add one with: pullwright repo add <path>\n`);

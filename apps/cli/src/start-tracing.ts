@@ -10,13 +10,13 @@ import type { Config, Logger, ProcessRole } from '@pullwright/core';
  * Returns what flushes the last spans at shutdown.
  */
 export function startTracing(
-  config: Pick<Config, 'otlpEndpoint'>,
+  config: Pick<Config, 'otlpEndpoint' | 'otelServiceName'>,
   role: ProcessRole,
   logger: Logger,
 ): () => Promise<void> {
   if (!config.otlpEndpoint) return async () => undefined;
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME || `pullwright-${role}` }),
+    resource: resourceFromAttributes({ 'service.name': config.otelServiceName ?? `pullwright-${role}` }),
     spanProcessors: [
       new BatchSpanProcessor(new OTLPTraceExporter({ url: `${config.otlpEndpoint.replace(/\/+$/, '')}/v1/traces` })),
     ],

@@ -25,8 +25,9 @@ const byName: Line = (_data, type) => type;
 const LINES: { [T in OperationEventType]: Line } = {
   created: (data) => `created (${String(data.type)} on ${String(data.repo)})`,
   status: (data) => `→ ${String(data.to)}${data.reason ? `: ${String(data.reason).split('\n')[0]}` : ''}`,
+  // The baseline step reports its checks' results once, beside its started/finished events.
   step: (data) =>
-    data.step === 'baseline'
+    data.step === 'baseline' && data.checks !== undefined
       ? `step baseline${data.cached ? ' (cached)' : ''}: ${JSON.stringify(data.checks)}`
       : `step ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}${data.branch ? ` ${String(data.branch)}` : ''}`,
   phase: (data) => `phase ${String(data.phase)}${data.round ? ` (round ${String(data.round)})` : ''}`,

@@ -1,5 +1,6 @@
 import { bullPrefix, CODE_OPERATIONS_QUEUE, CodeQueue, OperationStore, RedisKeys } from '@pullwright/queue';
 import { redisTest } from '@pullwright/testing';
+import { eventually } from '@pullwright/testing/eventually';
 import { Worker } from 'bullmq';
 import { describe, expect } from 'vitest';
 import { StalledJobReaper } from './stalled-job-reaper.ts';
@@ -43,12 +44,15 @@ describe('StalledJobReaper', () => {
       const reaper = new StalledJobReaper({ queue: queue.queue, store, maxStalledCount: 0 });
       try {
         await started;
-        const deadline = Date.now() + 10_000;
-        let reaped: string[] = [];
-        while (Date.now() < deadline && reaped.length === 0) {
-          await new Promise((r) => setTimeout(r, 100));
-          reaped = await reaper.sweep();
-        }
+        // The sweep that first finds the job stalled (its lock lapses after 200 ms) reaps it.
+        const reaped = await eventually(
+          'a sweep reaps the stalled job',
+          async () => {
+            const found = await reaper.sweep();
+            return found.length > 0 ? found : undefined;
+          },
+          { timeoutMs: 10_000, intervalMs: 100 },
+        );
         expect(reaped).toEqual([op.id]);
         const failed = await store.get(op.id);
         expect(failed.status).toBe('failed');

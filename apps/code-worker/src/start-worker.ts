@@ -24,9 +24,9 @@ import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions 
 import { assertNoEviction } from './assert-no-eviction.ts';
 import { eventCursor, recordJobMetrics } from './job-metrics.ts';
 import { startMirrorPrefetch } from './mirror-prefetch.ts';
+import { MAX_JOB_STARTS, retryDelayMs } from './retry-delay.ts';
 import { STALLED_OUT, StalledJobReaper } from './stalled-job-reaper.ts';
 import { StuckWatchdog } from './stuck-watchdog.ts';
-import { MAX_JOB_STARTS, retryDelayMs } from './transient-errors.ts';
 
 export interface RunningWorker {
   worker: Worker;

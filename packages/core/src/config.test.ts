@@ -1,8 +1,9 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configSecrets, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, readConfig } from './config.ts';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -13,7 +14,7 @@ describe('loadConfig', () => {
       redisPrefix: 'pw',
       forge: 'local',
       workerConcurrency: 2,
-      maxTurns: 40,
+      budget: { turns: 40, tokens: 2_000_000, wallMs: 1_800_000, costUsd: 5 },
     });
     expect(c.llm.provider).toBe('replay');
     expect(c.dataDir).toMatch(/\.pullwright$/);
@@ -51,10 +52,10 @@ describe('loadConfig', () => {
       IDENTITIES: '[]',
       SLACK_APP_TOKEN: appToken,
     });
-    expect(configSecrets(ok)).toEqual(expect.arrayContaining(['oauth-secret-value', appToken]));
+    expect(ok.secrets).toEqual(expect.arrayContaining(['oauth-secret-value', appToken]));
   });
 
-  it('reports every bad variable at once, with the reason', () => {
+  it('reports every bad variable at once, with the reason, cross-variable rules included', () => {
     try {
       loadConfig({
         PORT: 'eighty',
@@ -68,7 +69,15 @@ describe('loadConfig', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const vars = (err as ConfigError).context.issues.map((i) => i.variable).sort();
-      expect(vars).toEqual(['API_TOKEN', 'DEFAULT_REPO', 'PORT', 'REDIS_URL']);
+      expect(vars).toEqual([
+        'ANTHROPIC_API_KEY',
+        'API_TOKEN',
+        'DEFAULT_REPO',
+        'GITHUB_APP_ID',
+        'GITHUB_APP_PRIVATE_KEY',
+        'PORT',
+        'REDIS_URL',
+      ]);
       expect((err as ConfigError).message).toContain('API_TOKEN: must be at least 16 characters');
     }
   });
@@ -90,13 +99,11 @@ describe('loadConfig', () => {
   it('lists the secrets the redactor must mask, including a Redis password', () => {
     // Joined at run time, like the app token above.
     const redisPassword = ['hunter2', 'pass'].join('');
-    const secrets = configSecrets(
-      loadConfig({
-        API_TOKEN: 'api-token-1234567890',
-        SLACK_BOT_TOKEN: 'xoxb-123456',
-        REDIS_URL: `redis://:${redisPassword}@localhost:6379`,
-      }),
-    );
+    const { secrets } = loadConfig({
+      API_TOKEN: 'api-token-1234567890',
+      SLACK_BOT_TOKEN: 'xoxb-123456',
+      REDIS_URL: `redis://:${redisPassword}@localhost:6379`,
+    });
     expect(secrets).toEqual(expect.arrayContaining(['api-token-1234567890', 'xoxb-123456', redisPassword]));
   });
 
@@ -125,8 +132,8 @@ describe('loadConfig', () => {
     } catch (err) {
       expect((err as ConfigError).context.issues.map((i) => i.variable)).toEqual([
         'REDIS_URL',
-        'VERIFICATION_KEY',
         'API_TOKEN',
+        'VERIFICATION_KEY',
       ]);
     }
     expect(() => loadConfig({ REDIS_URL: 'redis://r:6379' }, 'worker')).toThrow(
@@ -145,7 +152,7 @@ describe('loadConfig', () => {
     expect(c.apiToken).toBe('token-from-a-file-0123456789');
     expect(c.redisPassword).toBe('token-from-a-file-0123456789');
     expect(c.secretFiles).toEqual([file, file]);
-    expect(configSecrets(c)).toContain('token-from-a-file-0123456789');
+    expect(c.secrets).toContain('token-from-a-file-0123456789');
     expect(loadConfig({ API_TOKEN: 'set-directly-0123456789', API_TOKEN_FILE: file }).apiToken).toBe(
       'set-directly-0123456789',
     );
@@ -158,5 +165,78 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'abc', WORKER_PORT: '-1' })).toThrow(
       /^invalid configuration: [^\n]*PORT[^\n]*WORKER_PORT/,
     );
+  });
+
+  it('reads every secret from <NAME>_FILE, as the schema marks it, and masks the parts of a value that are secret', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-config-'));
+    const users = path.join(dir, 'users');
+    writeFileSync(users, 'alice:alice-token-0123456789\n');
+    const c = loadConfig({ DASHBOARD_USERS_FILE: users, API_TOKEN: 'api-token-1234567890' });
+    expect(c.dashboard.users).toEqual([{ user: 'alice', token: 'alice-token-0123456789' }]);
+    expect(c.secretFiles).toEqual([users]);
+    // The token of each user, not the `user:token` text; and the key derived from API_TOKEN.
+    expect(c.secrets).toEqual(expect.arrayContaining(['alice-token-0123456789', c.verificationKey]));
+  });
+});
+
+describe('readConfig warnings: a process starts, and is told what will not work and how to fix it', () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const variables = (env: Record<string, string>, role: 'api' | 'worker' | 'all' = 'all') =>
+    readConfig(env, role).warnings.map((w) => w.variable);
+  const github = { GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: pem, GITHUB_WEBHOOK_SECRET: 'webhook-secret' };
+
+  it('a GitHub App whose private key is cut short, or given as a missing file', () => {
+    expect(variables(github)).toEqual([]);
+    const cut = { ...github, GITHUB_APP_PRIVATE_KEY: pem.slice(0, 400) };
+    const warning = readConfig(cut).warnings[0];
+    expect(warning?.variable).toBe('GITHUB_APP_PRIVATE_KEY');
+    expect(warning?.reason).toMatch(/not a usable private key .* Fix: paste the whole \.pem/);
+    expect(warning?.reason).not.toContain(pem.slice(40, 80));
+    expect(variables({ ...github, GITHUB_APP_PRIVATE_KEY: '/nonexistent/app.pem' })).toEqual([
+      'GITHUB_APP_PRIVATE_KEY',
+    ]);
+  });
+
+  it('GitHub without a webhook secret, where webhooks are received', () => {
+    const { GITHUB_WEBHOOK_SECRET: _, ...noSecret } = github;
+    expect(readConfig(noSecret, 'all').warnings[0]?.reason).toMatch(/reviews, `\/pullwright` comments, merges/);
+    expect(
+      variables(
+        { ...noSecret, REDIS_URL: 'redis://r:6379', API_TOKEN: 'a'.repeat(16), VERIFICATION_KEY: 'k'.repeat(16) },
+        'api',
+      ),
+    ).toContain('GITHUB_WEBHOOK_SECRET');
+    expect(
+      variables(
+        {
+          ...noSecret,
+          REDIS_URL: 'redis://r:6379',
+          VERIFICATION_KEY: 'k'.repeat(16),
+          PUBLIC_URL: 'https://pw.example',
+        },
+        'worker',
+      ),
+    ).toEqual([]);
+  });
+
+  it('Slack half set: a bot token alone, or a way in without the bot token', () => {
+    expect(variables({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual(['SLACK_SIGNING_SECRET']);
+    expect(readConfig({ SLACK_BOT_TOKEN: 'xoxb-1' }).warnings[0]?.reason).toMatch(
+      /Fix: set SLACK_SIGNING_SECRET .* or SLACK_APP_TOKEN/,
+    );
+    expect(variables({ SLACK_SIGNING_SECRET: 'signing' })).toEqual(['SLACK_BOT_TOKEN']);
+    expect(variables({ SLACK_APP_TOKEN: 'xapp-1-A-1-x' })).toEqual(['SLACK_BOT_TOKEN']);
+    expect(variables({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A-1-x' })).toEqual([]);
+  });
+
+  it('a process alone without PUBLIC_URL, or holding a secret it never reads', () => {
+    const worker = { REDIS_URL: 'redis://r:6379', VERIFICATION_KEY: 'k'.repeat(16) };
+    expect(variables(worker, 'worker')).toEqual(['PUBLIC_URL']);
+    expect(variables({ ...worker, PUBLIC_URL: 'https://pw.example', SLACK_BOT_TOKEN: 'xoxb-1' }, 'worker')).toEqual([
+      'SLACK_BOT_TOKEN',
+    ]);
+    // npm start reads everything and links to itself: nothing to warn about.
+    expect(variables({})).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 export * from './config.ts';
+export * from './define-lua-command.ts';
 export * from './errors.ts';
 export * from './feature-request.ts';
 export * from './in-span.ts';

@@ -6,7 +6,6 @@ export {
   GitHubInstallationTokens,
   INSTALLATION_TOKEN_PERMISSIONS,
 } from './github-installation-tokens.ts';
-export * from './github-private-key.ts';
 export * from './import-repository.ts';
 export * from './local-forge.ts';
 export * from './traced-forge.ts';

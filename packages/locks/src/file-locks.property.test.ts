@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { defineLuaCommand } from '@pullwright/core';
 import { redisTest } from '@pullwright/testing';
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
@@ -23,7 +23,7 @@ const RUN_MS = 6000;
  * difference in rate over a few seconds.
  */
 const CLOCK_MARGIN_MS = 3;
-const FENCED_WRITE = readFileSync(new URL('./fenced-write-2.lua', import.meta.url), 'utf8');
+const FENCED_WRITE = new URL('./fenced-write-2.lua', import.meta.url);
 
 /** mulberry32: the seed is printed on failure, so the same choices can be replayed. */
 function random(seed: number): () => number {
@@ -72,7 +72,7 @@ redisTest(
     async function client(index: number): Promise<void> {
       const rand = random(seed + index);
       const redis = connect();
-      redis.defineCommand('fencedWrite', { numberOfKeys: 2, lua: FENCED_WRITE });
+      defineLuaCommand(redis, 'fencedWrite', FENCED_WRITE);
       const write = (path: string, token: number, opId: string) =>
         (redis as Redis & { fencedWrite(...args: Array<string | number>): Promise<number> }).fencedWrite(
           ...resource(path),

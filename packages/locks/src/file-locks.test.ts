@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PullwrightError } from '@pullwright/core';
 import { redisTest } from '@pullwright/testing';
+import { eventually } from '@pullwright/testing/eventually';
 import { describe, expect } from 'vitest';
 import { FileLocks } from './file-locks.ts';
 import { LockWaitError } from './lock-wait-error.ts';
@@ -9,8 +10,9 @@ import { untilSubscribed } from './until-subscribed.ts';
 
 const REPO = 'acme/widgets';
 /**
- * Leases the tests let run out. Waiting for expiry is safe under load (a late wake-up only
- * waits longer), so these stay short; every wait is a multiple of the lease it outlasts.
+ * Leases the tests let run out. Redis expires them by its own clock (the one clock every
+ * worker shares, see docs/decisions.md), so a test cannot move it: it polls until Redis has
+ * let the lease go, which a short lease makes quick.
  */
 const SHORT_LEASE_MS = 100;
 /**
@@ -21,6 +23,10 @@ const SHORT_LEASE_MS = 100;
 const KEPT_LEASE_MS = 900;
 /** Waiters that must be woken by a message or an expiry, never by this poll. */
 const LONG_POLL_MS = 30_000;
+
+/** Until Redis has let every short lease of REPO lapse. */
+const leasesRunOut = (l: FileLocks) =>
+  eventually('the leases have run out', async () => (await l.holders(REPO)).length === 0, { intervalMs: 20 });
 
 const test = redisTest.extend<{ locks: (options?: { pollMs?: number; defaultLeaseMs?: number }) => FileLocks }>({
   locks: async ({ connect, prefix }, use) => {
@@ -116,7 +122,7 @@ describe('FileLocks.acquire', () => {
     const l = locks();
     const first = await l.acquire(REPO, ['a.ts'], { opId: 'op1' }, SHORT_LEASE_MS);
     expect((await l.acquire(REPO, ['a.ts'], { opId: 'op2' }, SHORT_LEASE_MS)).ok).toBe(false);
-    await sleep(SHORT_LEASE_MS * 1.5);
+    await leasesRunOut(l);
     const second = await l.acquire(REPO, ['a.ts'], { opId: 'op2' }, 1000);
     expect(second.ok && first.ok && second.token > first.token).toBe(true);
   });
@@ -164,7 +170,7 @@ describe('FileLocks.renew', () => {
   test('reports a lock taken over after expiry as lost and never extends the new holder’s lease', async ({ locks }) => {
     const l = locks();
     await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, SHORT_LEASE_MS);
-    await sleep(SHORT_LEASE_MS * 1.5);
+    await leasesRunOut(l);
     await l.acquire(REPO, ['a.ts'], { opId: 'op2' }, 500);
     expect(await l.renew(REPO, 'op1', 60_000)).toEqual({ renewed: [], lost: ['a.ts', 'b.ts'] });
     const [holder] = await l.holders(REPO);
@@ -188,7 +194,7 @@ describe('FileLocks.release', () => {
   test('never deletes a lock that another operation took after the lease ran out', async ({ locks }) => {
     const l = locks();
     await l.acquire(REPO, ['a.ts', 'b.ts'], { opId: 'op1' }, SHORT_LEASE_MS);
-    await sleep(SHORT_LEASE_MS * 1.5);
+    await leasesRunOut(l);
     const taken = await l.acquire(REPO, ['a.ts'], { opId: 'op2' });
     expect(await l.release(REPO, 'op1')).toEqual([]);
     const [holder] = await l.holders(REPO);
@@ -203,8 +209,16 @@ describe('FileLocks.holders', () => {
     await l.acquire(REPO, ['z.ts'], { opId: 'live' });
     await l.acquire(REPO, ['a.ts'], { opId: 'dead' }, SHORT_LEASE_MS);
     await l.acquire('acme/other', ['x.ts'], { opId: 'elsewhere' });
-    // Past the lease and the owner index's second lease (2 × lease).
-    await sleep(SHORT_LEASE_MS * 2.5);
+    // Past the lease and the owner index's second lease (2 × lease), the dead owner is forgotten.
+    // A listing is what forgets it: each probe lists, then reads the index.
+    await eventually(
+      'the dead owner has left the index',
+      async () => {
+        await l.holders(REPO);
+        return (await redis.smembers(`${prefix}:{${REPO}}:ops`)).length === 1;
+      },
+      { intervalMs: 20 },
+    );
     expect((await l.holders(REPO)).map((h) => [h.path, h.opId])).toEqual([['z.ts', 'live']]);
     expect(await redis.smembers(`${prefix}:{${REPO}}:ops`)).toEqual(['live']);
   });

@@ -8,13 +8,13 @@ import {
 } from '@pullwright/agent';
 import {
   type Config,
-  configSecrets,
   type Logger,
   type Operation,
   type ProcessRole,
   PullwrightError,
+  readGitHubPrivateKey,
 } from '@pullwright/core';
-import { type Forge, GitHubForge, LocalForge, readGitHubPrivateKey, tracedForge } from '@pullwright/forge';
+import { type Forge, GitHubForge, LocalForge, tracedForge } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import {
@@ -143,7 +143,7 @@ function notInThisProcess(what: string): never {
 export async function createRuntime(
   config: Config,
   logger: Logger,
-  redactor = new Redactor({ secrets: configSecrets(config) }),
+  redactor = new Redactor({ secrets: config.secrets }),
   options: { role?: ProcessRole; demo?: boolean } = {},
 ): Promise<Runtime> {
   const runsOperations = options.role !== 'api';
@@ -183,10 +183,10 @@ export async function createRuntime(
   const mergeLock = new MergeLock(redis, { prefix: lockPrefix, waiter: lockWaiter, logger });
   const branches = new BranchRegistry(redis, { prefix: lockPrefix });
   const locks: RuntimeLocks = { files: fileLocks, merge: mergeLock, branches, prefix: lockPrefix };
-  const webUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  // PUBLIC_URL: a worker writes the pull request's link, and the API serves the page there.
   const localForge = githubForge
     ? undefined
-    : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl });
+    : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl: config.publicUrl });
   // Every forge call an operation makes gets a trace span (no-op without OTEL_EXPORTER_OTLP_ENDPOINT).
   const forge: Forge = tracedForge(githubForge ?? localForge!);
   const approvalPolicy = new ApprovalPolicy(

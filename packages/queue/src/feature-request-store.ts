@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import {
+  defineLuaCommand,
   FeatureRequest,
   type FeatureRequestStatus,
   NotFoundError,
@@ -13,7 +13,7 @@ import { createOnce } from './create-once.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
-const updateScript = readFileSync(new URL('./update-feature-request-1.lua', import.meta.url), 'utf8');
+const updateLua = new URL('./update-feature-request-1.lua', import.meta.url);
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -29,7 +29,6 @@ export interface NewFeatureRequest {
   priority?: OperationPriority;
 }
 
-const scriptsDefined = new WeakSet<RedisClient>();
 const MAX_CONFLICT_RETRIES = 50;
 
 /** The first line, shortened: what lists show. */
@@ -49,10 +48,7 @@ export class FeatureRequestStore {
     private readonly keys: RedisKeys,
     private readonly scrub: <T>(value: T) => T = (v) => v,
   ) {
-    if (!scriptsDefined.has(redis)) {
-      redis.defineCommand('pwUpdateFeatureRequest', { numberOfKeys: 1, lua: updateScript });
-      scriptsDefined.add(redis);
-    }
+    defineLuaCommand(redis, 'pwUpdateFeatureRequest', updateLua);
   }
 
   async create(input: NewFeatureRequest, now = new Date()): Promise<FeatureRequest> {

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import type { Usage } from '@pullwright/core';
+import { defineLuaCommand, type Usage } from '@pullwright/core';
 import type { Result } from 'ioredis';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
-const meterScript = readFileSync(new URL('./meter-usage-1.lua', import.meta.url), 'utf8');
+const meterLua = new URL('./meter-usage-1.lua', import.meta.url);
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -51,8 +50,6 @@ export interface MetricsTotals {
   outcomes: OutcomeCount[];
 }
 
-const scriptsDefined = new WeakSet<RedisClient>();
-
 /**
  * Counters the workers write and the API reads at scrape time. Worker processes have no
  * HTTP server, so what they measure lives in Redis: one hash for the step-duration
@@ -69,10 +66,7 @@ export class MetricsStore {
   ) {
     this.stepsKey = `${keys.prefix}:metrics:steps`;
     this.usageKey = `${keys.prefix}:metrics:usage`;
-    if (!scriptsDefined.has(redis)) {
-      redis.defineCommand('pwMeterUsage', { numberOfKeys: 1, lua: meterScript });
-      scriptsDefined.add(redis);
-    }
+    defineLuaCommand(redis, 'pwMeterUsage', meterLua);
   }
 
   async recordSteps(durations: StepDuration[]): Promise<void> {

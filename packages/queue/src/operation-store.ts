@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import {
   type Budget,
+  defineLuaCommand,
   emptyUsage,
   type FeatureContext,
   FINAL_STATUSES,
@@ -25,7 +25,7 @@ import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
-const updateScript = readFileSync(new URL('./update-operation-4.lua', import.meta.url), 'utf8');
+const updateLua = new URL('./update-operation-4.lua', import.meta.url);
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -67,7 +67,6 @@ export function newOperationId(now = Date.now()): string {
   return `${now.toString(36)}${randomBytes(4).toString('hex')}`;
 }
 
-const scriptsDefined = new WeakSet<RedisClient>();
 /** Writers on one operation are few (its worker, an API call, usage updates); 50 rounds with jitter is ample. */
 const MAX_CONFLICT_RETRIES = 50;
 /** RETENTION_DAYS' default: a month of history for reviews and incident follow-ups. */
@@ -86,10 +85,7 @@ export class OperationStore {
     /** How long an ended operation's keys live (RETENTION_DAYS). */
     private readonly retentionS = DEFAULT_RETENTION_S,
   ) {
-    if (!scriptsDefined.has(redis)) {
-      redis.defineCommand('pwUpdateOperation', { numberOfKeys: 4, lua: updateScript });
-      scriptsDefined.add(redis);
-    }
+    defineLuaCommand(redis, 'pwUpdateOperation', updateLua);
   }
 
   async create(input: NewOperation, now = new Date()): Promise<Operation> {

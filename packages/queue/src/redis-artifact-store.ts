@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { ValidationError } from '@pullwright/core';
+import { defineLuaCommand, ValidationError } from '@pullwright/core';
 import type { Result } from 'ioredis';
 import { ARTIFACT_NAME, type Artifact, type ArtifactStore } from './artifact-store.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
-const writeScript = readFileSync(new URL('./write-artifact-2.lua', import.meta.url), 'utf8');
+const writeLua = new URL('./write-artifact-2.lua', import.meta.url);
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -32,8 +31,6 @@ const COMPRESS_FROM_BYTES = 1024;
 const PLAIN = 0;
 const DEFLATED = 1;
 
-const scriptsDefined = new WeakSet<RedisClient>();
-
 function encode(text: string): { chunk: Buffer; size: number } {
   const raw = Buffer.from(text, 'utf8');
   if (raw.length < COMPRESS_FROM_BYTES) return { chunk: Buffer.concat([Buffer.of(PLAIN), raw]), size: raw.length };
@@ -55,10 +52,7 @@ export class RedisArtifactStore implements ArtifactStore {
     private readonly keys: RedisKeys,
     private readonly capBytes = DEFAULT_ARTIFACT_CAP_BYTES,
   ) {
-    if (!scriptsDefined.has(redis)) {
-      redis.defineCommand('pwWriteArtifact', { numberOfKeys: 2, lua: writeScript });
-      scriptsDefined.add(redis);
-    }
+    defineLuaCommand(redis, 'pwWriteArtifact', writeLua);
   }
 
   append(opId: string, name: string, text: string): Promise<void> {

@@ -21,6 +21,8 @@ export interface RedisServerOptions {
 export interface RedisServerHandle {
   url: string;
   port: number;
+  /** The redis-server process: `npm start` records it so other commands can find a live server. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     return {
       url,
       port,
+      pid: child.pid ?? 0,
       stop: () =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null) return resolve();

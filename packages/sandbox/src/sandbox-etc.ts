@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -41,11 +41,13 @@ let generated: string | undefined;
 
 /**
  * A passwd and group that name only root, the sandbox user and nobody, so `id`, `whoami` and
- * npm's user lookup work without the host's account list. Written once per process.
+ * npm's user lookup work without the host's account list. Written once per process, and
+ * removed when it exits: a process must not leave a directory in /tmp per start.
  */
 function generatedDir(): string {
   if (generated && existsSync(generated)) return generated;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pw-sandbox-etc-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(
     path.join(dir, 'passwd'),
     `root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nsandbox:x:${SANDBOX_UID}:${SANDBOX_GID}:sandbox:/tmp/home:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { FINAL_STATUSES, type Operation, type OperationEvent } from '@pullwright/core';
+import { defineLuaCommand, FINAL_STATUSES, type Operation, type OperationEvent } from '@pullwright/core';
 import { duplicateRedis, OperationFeed, type RedisClient, type RedisKeys } from '@pullwright/queue';
 import type { Result } from 'ioredis';
 import { SlackApiError } from './slack-client.ts';
@@ -9,7 +8,7 @@ import type { SlackKeys } from './slack-keys.ts';
 import type { SlackNote } from './slack-messages.ts';
 import type { SlackSession } from './slack-sessions.ts';
 
-const leaseScript = readFileSync(new URL('./notifier-lease-1.lua', import.meta.url), 'utf8');
+const leaseLua = new URL('./notifier-lease-1.lua', import.meta.url);
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -31,7 +30,6 @@ const CHANNEL_UNREACHABLE = new Set(['not_in_channel', 'channel_not_found', 'is_
 /** Events that are Slack's own bookkeeping, not progress. */
 const OWN_EVENTS = new Set(['slack_session', 'slack_thread']);
 const PAGE = 500;
-const scriptsDefined = new WeakSet<RedisClient>();
 
 interface Pending {
   again: boolean;
@@ -76,10 +74,7 @@ export class SlackNotifier {
     this.#leaseMs = options.leaseMs ?? 15_000;
     this.#blockMs = Math.min(options.blockMs ?? 5000, Math.floor(this.#leaseMs / 3));
     this.#refreshMs = options.refreshMs ?? 15_000;
-    if (!scriptsDefined.has(this.#redis)) {
-      this.#redis.defineCommand('pwSlackNotifierLease', { numberOfKeys: 1, lua: leaseScript });
-      scriptsDefined.add(this.#redis);
-    }
+    defineLuaCommand(this.#redis, 'pwSlackNotifierLease', leaseLua);
   }
 
   get isLeader(): boolean {

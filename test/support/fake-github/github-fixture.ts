@@ -4,6 +4,7 @@ import type { Operation } from '@pullwright/core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { FakeGitHub } from '../fake-github.ts';
 import { SAMPLE_DIR } from '../sample-repo.ts';
+import { waitForOperation } from '../wait-for-status.ts';
 import { type GitHubTestSystem, startGitHubTestSystem } from './github-test-system.ts';
 
 interface GitHubFixture {
@@ -29,15 +30,8 @@ export function useGitHubFixture(options: {
 }): GitHubFixture {
   let seq = 0;
   const fx = {
-    async until(id: string, done: (op: Operation) => boolean, timeoutMs = 30_000): Promise<Operation> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const op = await fx.sys.runtime.store.get(id);
-        if (done(op)) return op;
-        if (Date.now() > deadline) throw new Error(`gave up waiting; operation is ${op.status}: ${op.error ?? ''}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
+    until: (id: string, done: (op: Operation) => boolean, timeoutMs = 30_000) =>
+      waitForOperation(fx.sys, id, done, timeoutMs),
   } as GitHubFixture;
 
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type RunningApi, startApi } from '@pullwright/api';
 import { type RunningWorker, startWorker } from '@pullwright/code-worker';
-import { configSecrets, createLogger, loadConfig } from '@pullwright/core';
+import { createLogger, loadConfig } from '@pullwright/core';
 import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { Redactor } from '@pullwright/security';
 import { inject } from 'vitest';
@@ -61,7 +61,7 @@ export async function startGitHubTestSystem(
       done();
     },
   });
-  const redactor = new Redactor({ secrets: configSecrets(config) });
+  const redactor = new Redactor({ secrets: config.secrets });
   const logger = createLogger({ level: config.logLevel, scrubber: redactor, destination });
   const runtime = await createRuntime(config, logger, redactor);
   const api = await startApi(runtime);

@@ -2,8 +2,9 @@ import { ConfigError, loadConfig } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import type { ModelProvider } from '../model-provider.ts';
 import { AnthropicProvider } from './anthropic-provider.ts';
-import { createModelProvider, DEFAULT_MODELS } from './create-model-provider.ts';
+import { createModelProvider } from './create-model-provider.ts';
 import { OpenAIProvider } from './openai-provider.ts';
+import { DEFAULT_MODELS } from './price-table.ts';
 
 const stubReplay: ModelProvider = {
   name: 'replay',

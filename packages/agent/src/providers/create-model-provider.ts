@@ -2,17 +2,7 @@ import { ConfigError, type Logger } from '@pullwright/core';
 import type { ModelProvider } from '../model-provider.ts';
 import { AnthropicProvider } from './anthropic-provider.ts';
 import { OpenAIProvider } from './openai-provider.ts';
-
-/**
- * Models used when LLM_MODEL is unset. Sonnet 5.5 is Anthropic's current mid tier
- * ($2/$10 per MTok, 1M context), strong at agentic coding at a fifth of Opus 5.5's output
- * price per run of a long loop. GPT-6.1 Sol is OpenAI's counterpart at the same list
- * price. For a local server set LLM_MODEL to the name the server serves.
- */
-export const DEFAULT_MODELS = {
-  anthropic: 'claude-sonnet-5-5',
-  openai: 'gpt-6.1-sol',
-} as const;
+import { DEFAULT_MODELS } from './price-table.ts';
 
 /** `Config['llm']` from @pullwright/core fits this as it is. */
 export interface ModelProviderConfig {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelUsage } from '../model-provider.ts';
-import { costOf, PRICE_TABLE } from './price-table.ts';
+import { costOf, DEFAULT_MODELS, PRICE_TABLE, unpricedModelReason } from './price-table.ts';
 
 function usage(partial: Partial<ModelUsage>): ModelUsage {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, ...partial };
@@ -59,5 +59,27 @@ describe('costOf', () => {
       expect([model, Math.min(p.input, p.output, p.cacheRead, p.cacheWrite) > 0]).toEqual([model, true]);
       expect([model, p.output > p.input && p.cacheRead < p.input]).toEqual([model, true]);
     }
+  });
+});
+
+describe('unpricedModelReason', () => {
+  const none = {};
+  it('accepts a priced model, a default model, a dated id, a recording, and an explicit zero price', () => {
+    expect(unpricedModelReason({ provider: 'anthropic', prices: none })).toBeUndefined();
+    expect(unpricedModelReason({ provider: 'openai', prices: none })).toBeUndefined();
+    expect(PRICE_TABLE[DEFAULT_MODELS.openai]).toBeDefined();
+    expect(
+      unpricedModelReason({ provider: 'anthropic', model: 'claude-opus-5-5-20261001', prices: none }),
+    ).toBeUndefined();
+    expect(unpricedModelReason({ provider: 'replay', model: 'anything', prices: none })).toBeUndefined();
+    const zero = { 'qwen3-coder': { input: 0, output: 0 } };
+    expect(unpricedModelReason({ provider: 'openai', model: 'qwen3-coder', prices: zero })).toBeUndefined();
+  });
+
+  it('names the model and the fix, with the zero price for a local model', () => {
+    const reason = unpricedModelReason({ provider: 'openai', model: 'qwen3-coder', prices: none });
+    expect(reason).toContain('model "qwen3-coder" has no known price');
+    expect(reason).toContain(`LLM_PRICES='{"qwen3-coder":{"input":0,"output":0}}'`);
+    expect(reason).toMatch(/Ollama, vLLM, llama\.cpp/);
   });
 });

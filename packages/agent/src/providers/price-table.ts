@@ -19,6 +19,17 @@ export interface ModelPrice extends TokenRates {
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 /**
+ * Models used when LLM_MODEL is unset. Sonnet 5.5 is Anthropic's current mid tier
+ * ($2/$10 per MTok, 1M context), strong at agentic coding at a fifth of Opus 5.5's output
+ * price per run of a long loop. GPT-6.1 Sol is OpenAI's counterpart at the same list
+ * price. For a local server set LLM_MODEL to the name the server serves.
+ */
+export const DEFAULT_MODELS = {
+  anthropic: 'claude-sonnet-5-5',
+  openai: 'gpt-6.1-sol',
+} as const;
+
+/**
  * List prices as published by Anthropic and OpenAI, checked 2026-11. Standard tier, no
  * batch or priority discounts. Config may pass its own table to `costOf` when prices
  * change or a gateway bills differently.
@@ -99,11 +110,7 @@ export function costOf(model: string, usage: ModelUsage, table: PriceTable = PRI
  * The built-in table with the operator's own prices (LLM_PRICES) on top. Cache rates not
  * given default to the input rate: an overestimate keeps the cost cap conservative.
  */
-export function priceTableWith(
-  extra: Readonly<
-    Record<string, { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined }>
-  >,
-): PriceTable {
+export function priceTableWith(extra: ConfiguredPrices): PriceTable {
   const table: Record<string, ModelPrice> = { ...PRICE_TABLE };
   for (const [model, p] of Object.entries(extra))
     table[model] = {
@@ -113,4 +120,27 @@ export function priceTableWith(
       cacheWrite: p.cacheWrite ?? p.input,
     };
   return table;
+}
+
+/** LLM_PRICES as configured: USD per million tokens. */
+type ConfiguredPrices = Readonly<
+  Record<string, { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined }>
+>;
+
+/**
+ * Why the configured model's calls could not be held to a cost cap, with the fix, or
+ * undefined when its price is known (the table, LLM_PRICES, or a recording). Checked at
+ * start: a worker on an unpriced model would accept work and fail every operation after its
+ * first model call.
+ */
+export function unpricedModelReason(llm: {
+  provider: 'anthropic' | 'openai' | 'replay';
+  model?: string | undefined;
+  prices: ConfiguredPrices;
+}): string | undefined {
+  if (llm.provider === 'replay') return undefined;
+  const model = llm.model ?? DEFAULT_MODELS[llm.provider];
+  if (lookup(model, priceTableWith(llm.prices))) return undefined;
+  const price = (input: number, output: number) => JSON.stringify({ [model]: { input, output } });
+  return `model "${model}" has no known price, so MAX_COST_USD could not be kept. Fix: LLM_PRICES='${price(3, 15)}' (USD per million tokens, input and output); a local model (Ollama, vLLM, llama.cpp) is free: LLM_PRICES='${price(0, 0)}'`;
 }

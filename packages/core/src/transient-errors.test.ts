@@ -1,6 +1,6 @@
-import { PullwrightError } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
-import { isTransientError, retryDelayMs } from './transient-errors.ts';
+import { PullwrightError } from './errors.ts';
+import { isRedisUnavailable, isTransientError } from './transient-errors.ts';
 
 describe('isTransientError', () => {
   const redisDown = new Error(
@@ -18,18 +18,17 @@ describe('isTransientError', () => {
     ['failed check', new PullwrightError('check_failed', 'test exited with 1'), false],
     ['bad request', new PullwrightError('validation_failed', 'bad'), false],
     ['a bug', new TypeError("Cannot read properties of undefined (reading 'x')"), false],
+    ['a connect timeout', new Error('connect ETIMEDOUT 10.0.0.5:6379'), true],
+    ['a Cluster resharding', new Error('TRYAGAIN Multiple keys request during rehashing of slot'), true],
+    [
+      'a stream that cannot be written',
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      true,
+    ],
     ['a non-error', 'ECONNREFUSED', false],
   ])('%s → %s', (_name, err, expected) => {
     expect(isTransientError(err)).toBe(expected);
-  });
-});
-
-describe('retryDelayMs', () => {
-  it('doubles from 2 s, caps at 5 min, and jitters by at most 20 %', () => {
-    const mid = () => 0.5;
-    expect([1, 2, 3, 4].map((n) => retryDelayMs(n, mid))).toEqual([2000, 4000, 8000, 16000]);
-    expect(retryDelayMs(30, mid)).toBe(300_000);
-    expect(retryDelayMs(1, () => 0)).toBe(1600);
-    expect(retryDelayMs(1, () => 1)).toBe(2400);
+    // A Redis outage is the only untyped transient error: the API answers 503 for the same set.
+    if (!(err instanceof PullwrightError)) expect(isRedisUnavailable(err)).toBe(expected);
   });
 });

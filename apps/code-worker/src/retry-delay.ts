@@ -1,5 +1,3 @@
-export { isTransientError } from '@pullwright/core';
-
 /** Job starts (BullMQ `attemptsStarted`, crashes included) after which a transient error is final. */
 export const MAX_JOB_STARTS = 8;
 

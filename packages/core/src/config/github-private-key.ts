@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { PullwrightError } from '@pullwright/core';
+import { PullwrightError } from '../errors.ts';
 
 /**
  * `GITHUB_APP_PRIVATE_KEY` is the PEM itself or a path to the .pem file GitHub hands out.
