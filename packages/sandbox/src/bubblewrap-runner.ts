@@ -22,6 +22,13 @@ export const SANDBOX_HOME = '/tmp/home';
  */
 const TMP_BYTES = 512 * 1024 ** 2;
 
+/**
+ * The sandbox's oom_score_adj: the highest, so when memory runs out in the worker's cgroup (a
+ * container's limit, which bounds a check's whole tree where bwrap gets no cgroup of its own)
+ * the kernel kills the check's processes before the worker. Raising it needs no privilege.
+ */
+const SANDBOX_OOM_SCORE_ADJ = 1000;
+
 /** Top-level toolchain directories shown read-only (or re-created as the symlinks they are on merged-/usr hosts). */
 const TOOLCHAIN_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
@@ -100,7 +107,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
    * otherwise throws the reason and the fix.
    */
   async probe(): Promise<void> {
-    const missing = [this.#bwrap, 'prlimit'].filter((name) => !findExecutable(name));
+    const missing = [this.#bwrap, 'prlimit', 'choom'].filter((name) => !findExecutable(name));
     if (missing.length > 0) throw unavailable(`${missing.join(' and ')} not found on PATH`);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pw-bwrap-probe-'));
     try {
@@ -114,7 +121,10 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   override async run(spec: CommandSpec): Promise<CommandResult> {
     const args = this.bwrapArgs(spec);
     const env = safeEnv(SANDBOX_HOME, spec.env);
-    const limited: [string, string[]] = ['prlimit', [...prlimitArgs(this.limits), this.#bwrap, ...args]];
+    const limited: [string, string[]] = [
+      'choom',
+      ['-n', String(SANDBOX_OOM_SCORE_ADJ), '--', 'prlimit', ...prlimitArgs(this.limits), this.#bwrap, ...args],
+    ];
     const cgroup = await CgroupScope.create(this.limits);
     try {
       const [file, argv] = cgroup ? cgroup.wrap(...limited) : limited;
@@ -204,7 +214,7 @@ function optionsOf(bwrap: string): Set<string> {
 function unavailable(reason: string): PullwrightError {
   return new PullwrightError(
     'config_invalid',
-    `SANDBOX=bubblewrap cannot start: ${reason}. Fix: install bubblewrap and util-linux (apt-get install bubblewrap) and allow user namespaces, or set SANDBOX=docker, or SANDBOX=none to run repository code without a sandbox`,
+    `SANDBOX=bubblewrap cannot start: ${reason}. Fix: install bubblewrap and util-linux (apt-get install bubblewrap util-linux) and allow user namespaces, or set SANDBOX=docker, or SANDBOX=none to run repository code without a sandbox`,
     { reason },
   );
 }
