@@ -45,7 +45,7 @@ install_compose_plugin() {
   mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial"
   echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" >"$tmp/sources.list"
   lists=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-    -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o Debug::NoDropPrivs=1)
+    -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Sandbox::User=root)
   say "installing the docker compose v2 plugin from Debian trixie's docker-compose package ($mirror)"
   apt-get "${lists[@]}" update -qq >&2
   (cd "$tmp" && apt-get "${lists[@]}" download docker-compose >&2)
