@@ -59,9 +59,11 @@ install_compose_plugin() {
 up() {
   mkdir -p "$state"
   if ! engine_answers; then
+    # An engine named by DOCKER_HOST is the one wanted: a local dockerd would not be it.
+    [ -z "${DOCKER_HOST:-}" ] || no_engine "DOCKER_HOST=$DOCKER_HOST does not answer"
     command -v dockerd >/dev/null || apt_install docker.io ||
       no_engine "dockerd is not installed and cannot be (apt-get install docker.io needs root and apt)"
-    [ "$(id -u)" = 0 ] || no_engine "dockerd is installed but not running, and starting it needs root"
+    [ "$(id -u)" = 0 ] || no_engine "the Docker engine does not answer, and starting dockerd needs root"
     say "starting dockerd (log: $state/dockerd.log)"
     # setsid: dockerd outlives this script (the suite's tests use it); `down` stops it by PID.
     setsid dockerd --log-level=warn >"$state/dockerd.log" 2>&1 </dev/null &
@@ -75,7 +77,10 @@ up() {
       fi
       sleep 0.5
     done
-    engine_answers || no_engine "dockerd did not answer within 60 s ($state/dockerd.log)"
+    if ! engine_answers; then
+      down
+      no_engine "dockerd did not answer within 60 s ($state/dockerd.log)"
+    fi
   fi
   docker compose version >/dev/null 2>&1 || install_compose_plugin ||
     no_engine "docker compose v2 is missing and could not be installed"
