@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
@@ -19,6 +18,7 @@ import {
   serviceEnv,
   type Translation,
 } from './support/compose-environment.ts';
+import { freePort } from './support/free-port.ts';
 import { createSampleRepo } from './support/sample-repo.ts';
 
 /**
@@ -39,14 +39,6 @@ const DOT_ENV: Record<string, string> = {
   // The image's own copy of the bundled recording (a container path: /app is the repository).
   REPLAY_FILE: '/app/apps/cli/demo/debug-slugify.replay.json',
 };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe('compose topology: one API and two workers as separate processes', () => {
   const compose = readCompose();

@@ -84,6 +84,41 @@ describe('deployment files', () => {
     expect(railway).toMatch(/healthcheckPath = "\/readyz"/);
   });
 
+  it('bounds each worker replica, with the same memory ceiling in compose and on Railway', () => {
+    const limits = compose.services.worker!.deploy?.resources?.limits ?? {};
+    expect(Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, interpolate(String(v), {})]))).toEqual({
+      memory: '4g',
+      pids: '1024',
+      cpus: '2',
+    });
+    const railway = read('railway.toml').split('[deploy.limitOverride.containers]')[1] ?? '';
+    expect(railway).toMatch(new RegExp(`^memoryBytes = ${4 * 1024 ** 3}$`, 'm'));
+    // The worker is reached through Redis only: no port of its own on the host.
+    expect(compose.services.worker!.ports).toBeUndefined();
+    const [published] = compose.services.api!.ports ?? [];
+    expect(interpolate(published!, {})).toBe('0.0.0.0:3000:3000');
+    expect(interpolate(published!, { API_BIND: '127.0.0.1', API_PORT: '8080' })).toBe('127.0.0.1:8080:3000');
+  });
+
+  it('builds both images from one base image, named alike in the Dockerfiles and compose', () => {
+    for (const dockerfile of ['Dockerfile', 'Dockerfile.code-worker']) {
+      const text = read(dockerfile);
+      expect(text, dockerfile).toMatch(/^ARG NODE_IMAGE=node:22-bookworm-slim$/m);
+      expect(text.match(/^FROM .*/gm)?.every((line) => /^FROM (\$\{NODE_IMAGE\}|deps)( AS \w+)?$/.test(line))).toBe(
+        true,
+      );
+      // The extra CA is a build secret: mounted for the npm steps, written into no layer.
+      expect(text).not.toMatch(/^(COPY|ADD|ENV|ARG) .*(extra_ca|\.crt|\.pem|_CERTS?\b)/im);
+      expect(text.match(/--mount=type=secret,id=extra_ca/g)).toHaveLength(2);
+    }
+    for (const name of ['secrets', 'api', 'worker']) {
+      const build = compose.services[name]!.build!;
+      expect(interpolate(build.args!.NODE_IMAGE!, {}), name).toBe('node:22-bookworm-slim');
+      expect(build.secrets, name).toEqual(['extra_ca']);
+    }
+    expect(compose.services.redis!.image).toBe('redis:7-bookworm');
+  });
+
   it('.env.example lists every variable the compose file reads from .env', () => {
     const example = read('.env.example');
     const used = new Set([...read('docker-compose.yml').matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1]!));

@@ -55,6 +55,21 @@ function composeVariables(): ComposeVariable[] {
   return [...found.values()];
 }
 
+/**
+ * What compose itself reads from .env outside the services' environments — build arguments,
+ * build secrets, published ports, resource limits — with compose's default.
+ */
+function composeSettings(): ComposeVariable[] {
+  const passedOn = new Set(composeVariables().map((v) => v.name));
+  const found = new Map<string, ComposeVariable>();
+  for (const [, name = '', fallback = ''] of readFileSync(path.join(root, 'docker-compose.yml'), 'utf8').matchAll(
+    /\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g,
+  )) {
+    if (!passedOn.has(name) && !found.has(name)) found.set(name, { name, composeDefault: fallback, services: [] });
+  }
+  return [...found.values()];
+}
+
 describe('documents generated from the variables’ declarations', () => {
   it('docs/configuration.md: every variable, its default and meaning, and which process reads or needs it', async () => {
     await expect(renderConfigurationDoc()).toMatchFileSnapshot(path.join(root, 'docs/configuration.md'));
@@ -66,7 +81,7 @@ describe('documents generated from the variables’ declarations', () => {
   });
 
   it('.env.example: each variable compose passes on, with its meaning and compose’s default', async () => {
-    await expect(renderEnvExample(composeVariables(), ENV_VARIABLES)).toMatchFileSnapshot(
+    await expect(renderEnvExample(composeVariables(), composeSettings(), ENV_VARIABLES)).toMatchFileSnapshot(
       path.join(root, '.env.example'),
     );
   });

@@ -1,22 +1,13 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeGitHub } from '../support/fake-github.ts';
+import { freePort } from '../support/free-port.ts';
 import { startTestSystem, type TestSystem } from '../support/test-runtime.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CLIENT_ID = 'Iv1.browsertest';
 const CLIENT_SECRET = 'oauth-client-secret-browser-0123456789';
-
-/** PUBLIC_URL (the OAuth callback) must name the API's port before the API starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('Sign in with GitHub in a real browser', () => {
   let gh: FakeGitHub;
@@ -29,6 +20,7 @@ describe('Sign in with GitHub in a real browser', () => {
         `chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` or set CHROMIUM_PATH`,
       );
     }
+    // PUBLIC_URL (the OAuth callback) must name the API's port before the API starts.
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
     gh = await new FakeGitHub().start();

@@ -5,13 +5,13 @@ import { parse } from 'yaml';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export interface ComposeService {
-  build?: { dockerfile: string };
+  build?: { dockerfile: string; args?: Record<string, string>; secrets?: string[] };
   image?: string;
   command?: string[];
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
-  deploy?: { replicas?: number };
+  deploy?: { replicas?: number; resources?: { limits?: Record<string, string> } };
   security_opt?: string[];
   cap_drop?: string[];
   healthcheck?: { test: string[] };

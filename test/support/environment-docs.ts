@@ -108,8 +108,28 @@ export interface ComposeVariable {
   services: string[];
 }
 
+/**
+ * The meaning of each setting compose itself reads (not passed to a process, so no section
+ * declares it): the build, the published port, each worker replica's ceilings.
+ */
+const COMPOSE_SETTINGS: Record<string, string> = {
+  NODE_IMAGE:
+    'The base image of both Dockerfiles: a registry mirror, or one `docker/base-images.sh` built (docs/deploying.md).',
+  EXTRA_CA_CERT:
+    'A CA certificate file npm must trust during the build (a TLS-intercepting proxy); empty: none. A build secret: it stays out of every image.',
+  API_BIND: 'The host address the API is published on (`127.0.0.1`: this host only, behind a reverse proxy).',
+  API_PORT: 'The host port the API is published on.',
+  WORKER_MEMORY: 'Memory ceiling of each worker replica, for the worker and every check it runs (docs/deploying.md).',
+  WORKER_PIDS: 'Process ceiling of each worker replica: a fork bomb in a check stops here.',
+  WORKER_CPUS: 'CPUs each worker replica may use.',
+};
+
 /** .env.example: each variable docker-compose.yml reads from .env, with its meaning, by who gets it. */
-export function renderEnvExample(variables: ComposeVariable[], declared: Record<string, EnvVariable>): string {
+export function renderEnvExample(
+  variables: ComposeVariable[],
+  settings: ComposeVariable[],
+  declared: Record<string, EnvVariable>,
+): string {
   const groups: [string, (services: string[]) => boolean][] = [
     ['API and workers', (s) => s.includes('api') && s.includes('worker')],
     ['Workers only', (s) => !s.includes('api') && s.includes('worker')],
@@ -124,6 +144,13 @@ export function renderEnvExample(variables: ComposeVariable[], declared: Record<
     }
     return lines.join('\n');
   });
+  const own = ['# --- docker compose itself (build, published port, limits) ---'];
+  for (const v of settings) {
+    const doc = COMPOSE_SETTINGS[v.name];
+    if (!doc) throw new Error(`docker-compose.yml reads ${v.name}, which COMPOSE_SETTINGS does not describe`);
+    own.push(...comment(doc), `${v.name}=${v.composeDefault}`);
+  }
+  blocks.push(own.join('\n'));
   return `# docker compose reads this file as .env (cp .env.example .env). Everything is optional:
 # with nothing set, the workers replay the bundled demo transcript against the local forge.
 # The verification key, Redis password and API token are generated into the \`secrets\` and

@@ -196,6 +196,11 @@ describe('BubblewrapRunner escape battery', () => {
     }
   });
 
+  it('is the first the kernel kills when memory runs out (oom_score_adj 1000), wherever it runs', async () => {
+    const result = await run('cat /proc/self/oom_score_adj');
+    expect(result).toMatchObject({ exitCode: 0, output: '1000\n' });
+  });
+
   it('caps the output it keeps', async () => {
     const result = await run('yes pullwright | head -c 1000000', { maxOutputBytes: 200 });
     expect(result.truncated).toBe(true);

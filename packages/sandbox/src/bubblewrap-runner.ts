@@ -25,6 +25,13 @@ export const SANDBOX_HOME = '/tmp/home';
  */
 const TMP_BYTES = 512 * 1024 ** 2;
 
+/**
+ * The sandbox's oom_score_adj: the highest, so when memory runs out in the worker's cgroup (a
+ * container's limit, which bounds a check's whole tree where bwrap gets no cgroup of its own)
+ * the kernel kills the check's processes before the worker. Raising it needs no privilege.
+ */
+const SANDBOX_OOM_SCORE_ADJ = 1000;
+
 /** Top-level toolchain directories shown read-only (or re-created as the symlinks they are on merged-/usr hosts). */
 const TOOLCHAIN_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
@@ -103,7 +110,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
    * otherwise throws the reason and the fix.
    */
   async probe(): Promise<void> {
-    const missing = [this.#bwrap, 'prlimit', 'bash'].filter((name) => !findExecutable(name));
+    const missing = [this.#bwrap, 'prlimit', 'choom', 'bash'].filter((name) => !findExecutable(name));
     if (missing.length > 0) throw unavailable(`${missing.join(' and ')} not found on PATH`);
     // The disk limit reads what each process wrote; without that a check could fill the disk.
     if ((await treeDiskWrites(process.pid)) === undefined)
@@ -122,7 +129,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   override async run(spec: CommandSpec): Promise<CommandResult> {
     const args = this.bwrapArgs(spec);
     const env = safeEnv(SANDBOX_HOME, spec.env);
-    const limited: [string, string[]] = ['prlimit', [...prlimitArgs(this.limits), this.#bwrap, ...args]];
+    const limited = this.#limited(args);
     const cgroup = await CgroupScope.create(this.limits);
     try {
       const [file, argv] = cgroup ? cgroup.wrap(...limited) : limited;
@@ -142,12 +149,20 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   async start(spec: CommandSpec): Promise<RunningCommand> {
     const args = this.bwrapArgs(spec);
     const env = safeEnv(SANDBOX_HOME, spec.env);
-    const limited: [string, string[]] = ['prlimit', [...prlimitArgs(this.limits), this.#bwrap, ...args]];
+    const limited = this.#limited(args);
     const cgroup = await CgroupScope.create(this.limits);
     const [file, argv] = cgroup ? cgroup.wrap(...limited) : limited;
     return spawnLongRunning(file, argv, spec, env, async () => {
       await cgroup?.destroy();
     });
+  }
+
+  /** bwrap under the rlimits, first in line for the OOM killer (a check dies before the worker does). */
+  #limited(bwrapArgs: string[]): [string, string[]] {
+    return [
+      'choom',
+      ['-n', String(SANDBOX_OOM_SCORE_ADJ), '--', 'prlimit', ...prlimitArgs(this.limits), this.#bwrap, ...bwrapArgs],
+    ];
   }
 
   /** The options this bwrap knows (from its --help), read once: hardening added in later versions is used when present. */
@@ -228,7 +243,7 @@ function optionsOf(bwrap: string): Set<string> {
 function unavailable(reason: string): PullwrightError {
   return new PullwrightError(
     'config_invalid',
-    `SANDBOX=bubblewrap cannot start: ${reason}. Fix: install bubblewrap and util-linux (apt-get install bubblewrap) and allow user namespaces, or set SANDBOX=docker, or SANDBOX=none to run repository code without a sandbox`,
+    `SANDBOX=bubblewrap cannot start: ${reason}. Fix: install bubblewrap and util-linux (apt-get install bubblewrap util-linux) and allow user namespaces, or set SANDBOX=docker, or SANDBOX=none to run repository code without a sandbox`,
     { reason },
   );
 }

@@ -4,7 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCommandRunner } from './create-command-runner.ts';
 import { DockerRunner } from './docker-runner.ts';
 
@@ -39,6 +39,8 @@ class FakeEngine {
   readonly created: Docker.ContainerCreateOptions[] = [];
   readonly containers = new Map<string, FakeContainer>();
   readonly server: http.Server;
+  /** Holds each create's answer until it resolves (an engine that is slow to create). */
+  beforeCreated: () => Promise<void> = async () => {};
 
   constructor(readonly socketPath: string) {
     this.server = http.createServer((req, res) => this.#handle(req, res));
@@ -76,6 +78,7 @@ class FakeEngine {
         exit = resolve;
       });
       this.containers.set(id, { id, body, exit, exited, output: [] });
+      await this.beforeCreated();
       return json(201, { Id: id, Warnings: [] });
     }
     const match = /^\/containers\/([0-9a-f]+)(\/\w+)?$/.exec(route);
@@ -235,6 +238,31 @@ describe('DockerRunner against the Engine API contract', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(engine.calls).toContain('POST /containers/:id/kill');
     expect(engine.calls.at(-1)).toBe('DELETE /containers/:id');
+    expect(engine.containers.size).toBe(0);
+  });
+
+  it('never starts a container whose run was aborted before or while it was created', async () => {
+    const aborted = await runner.run({
+      command: 'sleep 600',
+      cwd: repo,
+      timeoutMs: 60_000,
+      signal: AbortSignal.abort(),
+    });
+    expect(aborted).toMatchObject({ exitCode: null, killedBy: 'abort', output: '' });
+    expect(engine.calls).toEqual(['POST /containers/create', 'DELETE /containers/:id']);
+
+    // An abort the engine cannot act on yet (no container to kill) is applied once it exists.
+    engine.calls.length = 0;
+    let release = () => {};
+    engine.beforeCreated = () => new Promise<void>((resolve) => (release = resolve));
+    const controller = new AbortController();
+    const running = runner.run({ command: 'sleep 600', cwd: repo, timeoutMs: 60_000, signal: controller.signal });
+    await vi.waitFor(() => expect(engine.calls).toEqual(['POST /containers/create']));
+    controller.abort();
+    release();
+    engine.beforeCreated = async () => {};
+    await expect(running).resolves.toMatchObject({ exitCode: null, killedBy: 'abort' });
+    expect(engine.calls).toEqual(['POST /containers/create', 'DELETE /containers/:id']);
     expect(engine.containers.size).toBe(0);
   });
 
