@@ -17,6 +17,7 @@ import { auditTrail } from '@pullwright/queue';
 import { Redactor, runScanCommand } from '@pullwright/security';
 import { seedDemo } from './demo-seed.ts';
 import { type EmbeddedEnv, embeddedEnv, withReplayDefault } from './embedded-defaults.ts';
+import { evalCommand } from './eval-command.ts';
 import { helpFor, USAGE } from './help.ts';
 import { initSecrets } from './init-secrets.ts';
 import { repoCommand } from './repo-command.ts';
@@ -202,6 +203,8 @@ export async function main(argv: string[]): Promise<number> {
         return await demo();
       case 'export':
         return await exportOperation(argv.slice(1));
+      case 'eval':
+        return await evalCommand(argv.slice(1), { env: process.env, stdout: process.stdout, stderr: process.stderr });
       case 'repo':
         return await repoCommand(argv.slice(1), { env: process.env, stdout: process.stdout, stderr: process.stderr });
       case 'init-secrets': {
