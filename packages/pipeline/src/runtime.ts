@@ -255,6 +255,8 @@ export async function createRuntime(
     async close() {
       await githubForge?.close();
       await queue.close();
+      // Its subscriber connection exists once a lock was waited for, and would keep the process alive.
+      await lockWaiter.close();
       redis.disconnect();
     },
   };
