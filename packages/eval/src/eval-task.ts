@@ -5,17 +5,17 @@ import { z } from 'zod';
  * A list of test names as SWE-bench files carry it: a JSON-encoded string in the published
  * dataset (princeton-nlp/SWE-bench, SWE-bench Pro), a plain array in others (SWE-bench-extra).
  */
-const TestList = z.union([
-  z.array(z.string().min(1)),
-  z.string().transform((text, ctx) => {
+const TestList = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
     try {
-      return z.array(z.string().min(1)).parse(JSON.parse(text));
+      return JSON.parse(value);
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a list of test names (a JSON array, or its JSON text)' });
-      return z.NEVER;
+      return value;
     }
-  }),
-]);
+  },
+  z.array(z.string().min(1), { error: 'must be a list of test names (a JSON array, or its JSON text)' }),
+);
 
 /**
  * One evaluation task in the SWE-bench instance format: the commit to start from, the problem
@@ -86,7 +86,7 @@ export function readTasks(text: string, source = 'tasks'): EvalTask[] {
   });
   if (issues.length > 0)
     throw new ValidationError(
-      `${source}: ${issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}`,
+      issues.map((i) => `${i.field}: ${i.reason}`).join('; '),
       issues.map((i) => ({ field: i.field, reason: i.reason })),
     );
   if (tasks.length === 0)
