@@ -44,12 +44,10 @@ export class EvalRunStore {
   /** The newest `limit` reports, newest first. */
   async list(limit = 50): Promise<EvalReport[]> {
     const runs = await this.redis.zrevrange(this.#index(), 0, limit - 1);
-    const out: EvalReport[] = [];
-    for (const run of runs) {
-      const report = await this.get(run);
-      if (report) out.push(report);
-    }
-    return out;
+    if (runs.length === 0) return [];
+    // One key per call: on a Cluster the reports live in different slots.
+    const raws = await Promise.all(runs.map((r) => this.redis.get(this.#report(r))));
+    return raws.flatMap((raw) => (raw ? [EvalReport.parse(JSON.parse(raw))] : []));
   }
 
   /** The newest run of `suite` (and `model`, when given): what a new run is compared with. */

@@ -9,6 +9,7 @@ export {
   FAILURE_REASONS,
   RunComparison,
   TaskResult,
+  taskResult,
 } from './eval-report.ts';
 export { EvalRunStore } from './eval-run-store.ts';
 export { EvalRunner, type EvalRunnerDeps, type EvalRunOptions } from './eval-runner.ts';
