@@ -17,6 +17,7 @@ import { buildKitHistory, EVAL_FIXTURES } from './support/eval-fixture.ts';
  */
 
 const BIN = path.resolve(import.meta.dirname, '../apps/cli/bin/pullwright.js');
+const README = path.resolve(import.meta.dirname, '../README.md');
 /** Each mining or run starts a redis-server and runs the suite in bubblewrap several times. */
 const SLOW = 240_000;
 
@@ -251,9 +252,11 @@ describe('pullwright eval: the agent measured on a repository’s own history', 
       expect(report.costUsd.perSolve).toBe(Math.round((spend.usd / report.solved) * 1e6) / 1e6);
       expect(report.tokens.total).toBe(spend.tokens);
       expect(report.wallMs.total).toBe(report.results.reduce((n, t) => n + t.attempts[0]!.wallMs, 0));
-      // People read the same figures on the terminal.
-      expect(ran.stdout).toContain('solved      1 of 4 (25.0 %; 95 % CI 4.6 %–69.9 %)');
-      expect(ran.stdout).toContain('cost        $1.3125 per task, $5.2500 per solve ($5.2500 in all)');
+      // People read the same figures on the terminal: README's sample is this run's report.
+      const sample = /<!-- eval-sample -->\n```text\n([\s\S]*?)```/.exec(readFileSync(README, 'utf8'))![1];
+      const normal = (t: string) =>
+        t.replace(/^eval \S+:/m, 'eval <run>:').replace(/^( {2}per task {4})\d+\.\d s,/m, '$1<time> s,');
+      expect(normal(ran.stdout)).toBe(normal(sample!));
     },
     SLOW,
   );
@@ -264,25 +267,24 @@ describe('pullwright eval: the agent measured on a repository’s own history', 
       const tasks = readFileSync(path.join(home, 'tasks.jsonl'), 'utf8')
         .split('\n')
         .filter((l) => /"instance_id":"acme__kit-[13]"/.test(l));
+      // A tasks file of the same name: compared with the earlier run of it, with no --compare.
       mkdirSync(path.join(home, 'two'), { recursive: true });
-      writeFileSync(path.join(home, 'two', 'two.jsonl'), `${tasks.join('\n')}\n`);
+      writeFileSync(path.join(home, 'two', 'tasks.jsonl'), `${tasks.join('\n')}\n`);
       const ran = await cli(
         'eval',
         'run',
-        'two/two.jsonl',
+        'two/tasks.jsonl',
         '--attempts',
         '2',
         '--replay',
         path.join(EVAL_FIXTURES, 'two-attempts'),
-        '--compare',
-        'run1.json',
         '--json',
       );
       expect(ran.status, ran.stderr).toBe(0);
       const report = EvalReport.parse(JSON.parse(ran.stdout));
       const s = stable(report);
       expect({ ...s, results: undefined }).toEqual({
-        suite: 'two',
+        suite: 'tasks',
         model: 'replay:two-attempts',
         attemptsPerTask: 2,
         tasks: 2,
@@ -298,6 +300,7 @@ describe('pullwright eval: the agent measured on a repository’s own history', 
         results: undefined,
         comparison: {
           against: '<earlier run>',
+          modelBefore: 'replay:solves-some',
           solveRateBefore: 0.5,
           solveRateNow: 1,
           common: 2,
@@ -341,15 +344,16 @@ describe('pullwright eval: the agent measured on a repository’s own history', 
           path.join(EVAL_FIXTURES, 'writes-nothing.replay.json'),
           path.join(silent, `${t.instance_id}.replay.json`),
         );
-      const ran = await cli('eval', 'run', 'tasks.jsonl', '--replay', silent, '--json');
+      const ran = await cli('eval', 'run', 'tasks.jsonl', '--replay', silent, '--compare', 'run1.json', '--json');
       expect(ran.status, ran.stderr).toBe(0);
       const report = EvalReport.parse(JSON.parse(ran.stdout));
       expect(report.solved).toBe(0);
       expect(report.failures).toEqual({ no_change: 4, checks_red: 0, hidden_tests_red: 0, budget: 0, error: 0 });
       expect(report.results.map((r) => r.reason)).toEqual(['no_change', 'no_change', 'no_change', 'no_change']);
       expect(report.costUsd.perSolve).toBeNull();
-      // No earlier run of this tasks file with this model to compare with.
-      expect(report.comparison).toBeUndefined();
+      // Compared with the run named, not the newest stored one.
+      expect(report.comparison).toMatchObject({ common: 4, nowSolved: [], nowUnsolved: ['acme__kit-1'] });
+      expect(report.comparison?.against).toBe(JSON.parse(readFileSync(path.join(home, 'run1.json'), 'utf8')).run);
     },
     SLOW,
   );

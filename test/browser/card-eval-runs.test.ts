@@ -3,10 +3,10 @@ import { type AttemptResult, buildReport, type EvalReport, taskResult } from '@p
 import { describe, expect, it } from 'vitest';
 import { type CardElement, loadCard } from './load-card.ts';
 
-const { renderEvalSuite } = await loadCard<{ renderEvalSuite: (runs: EvalReport[]) => CardElement }>(
-  'card-eval-runs.js',
-);
-const { suitesOf } = await loadCard<{ suitesOf: (runs: EvalReport[]) => EvalReport[][] }>('view-eval.js');
+const { renderEvalSuite, suitesOf } = await loadCard<{
+  renderEvalSuite: (runs: EvalReport[]) => CardElement;
+  suitesOf: (runs: EvalReport[]) => EvalReport[][];
+}>('card-eval-runs.js');
 
 const attempt = (over: Partial<AttemptResult>): AttemptResult => ({
   attempt: 1,
@@ -66,7 +66,7 @@ describe('the evaluations page', () => {
       '✓acme__kit-3',
     ]);
     expect(el.querySelector('.eval-flips')!.textContent).toBe(
-      'Since run r1: 50.0 % → 100.0 % on 2 common tasks; now solved: acme__kit-3; no longer solved: none.',
+      'Since run r1 (replay:kit): 50.0 % → 100.0 % on 2 common tasks; now solved: acme__kit-3; no longer solved: none.',
     );
   });
 

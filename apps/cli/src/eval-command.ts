@@ -168,7 +168,7 @@ async function run(parsed: ReturnType<typeof parseOptions>, io: Io): Promise<num
       : (named ?? `${config.llm.provider} (default model)`);
     const store = new EvalRunStore(runtime.redis, runtime.keys);
     const suite = path.basename(file).replace(/\.jsonl?$/, '');
-    const compareWith = earlier ?? (await store.latest(suite, model));
+    const compareWith = earlier ?? (await store.latest(suite));
     const worker = await startWorker(runtime);
     let report: EvalReport;
     try {

@@ -28,7 +28,7 @@ run   runs every task as an operation in evaluation mode (no push, no PR, a work
       base commit alone), --attempts times each (default 1: pass@k), grades each change with
       the task's hidden tests in the sandbox, and prints the report (--json: the JSON; --out:
       the JSON to a file). The run is kept in Redis for the dashboard and /metrics, and
-      compared with the previous run of the same tasks file and model, or with --compare.
+      compared with the previous run of the same tasks file (any model), or with --compare.
       --model: the model every attempt uses (default LLM_MODEL). --replay <dir>: recorded
       conversations (<instance_id>[.<attempt>].replay.json) instead of a model, on this
       process's own Redis only. A private redis-server runs when REDIS_URL is unset.

@@ -129,11 +129,25 @@ function tasks(r) {
       ? h(
           'p',
           { class: 'eval-flips muted small' },
-          `Since run ${c.against}: ${pct(c.solveRateBefore)} → ${pct(c.solveRateNow)} on ${c.common} common tasks; ` +
+          `Since run ${c.against} (${c.modelBefore}): ${pct(c.solveRateBefore)} → ${pct(c.solveRateNow)} on ${c.common} common tasks; ` +
             `now solved: ${c.nowSolved.join(', ') || 'none'}; no longer solved: ${c.nowUnsolved.join(', ') || 'none'}.`,
         )
       : null,
   ];
+}
+
+/**
+ * Runs grouped by suite and model, each group newest first, groups by their newest run.
+ * @param {EvalReport[]} runs  Newest first.
+ */
+export function suitesOf(runs) {
+  /** @type {Map<string, EvalReport[]>} */
+  const groups = new Map();
+  for (const r of runs) {
+    const key = JSON.stringify([r.suite, r.model]);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return [...groups.values()];
 }
 
 /**

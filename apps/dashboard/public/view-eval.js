@@ -1,24 +1,8 @@
 // Evaluations (#/eval): what `pullwright eval run` measured, one card per tasks file and model,
 // from GET /v1/eval/runs. Runs are made from the CLI (see docs/eval.md); this page reads them.
 import { api } from './api.js';
-import { renderEvalSuite } from './card-eval-runs.js';
+import { renderEvalSuite, suitesOf } from './card-eval-runs.js';
 import { fill, h, notice } from './dom.js';
-
-/** @import { EvalReport } from '@pullwright/eval/report' */
-
-/**
- * Runs grouped by suite and model, each group newest first, groups by their newest run.
- * @param {EvalReport[]} runs  Newest first.
- */
-export function suitesOf(runs) {
-  /** @type {Map<string, EvalReport[]>} */
-  const groups = new Map();
-  for (const r of runs) {
-    const key = JSON.stringify([r.suite, r.model]);
-    groups.set(key, [...(groups.get(key) ?? []), r]);
-  }
-  return [...groups.values()];
-}
 
 export function evalView(root) {
   document.title = 'Evaluations · Pullwright';

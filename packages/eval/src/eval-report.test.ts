@@ -70,6 +70,7 @@ describe('buildReport', () => {
     } satisfies EvalReport;
     expect(buildReport(head, results, earlier).comparison).toEqual({
       against: 'r1',
+      modelBefore: 'm',
       solveRateBefore: 0.5,
       solveRateNow: 0.5,
       common: 2,

@@ -42,8 +42,9 @@ const SpreadPerSolve = Spread.extend({ perSolve: z.number().nullable() });
 
 /** Which tasks changed between two runs of the same tasks. */
 export const RunComparison = z.object({
-  /** The earlier run's id. */
+  /** The earlier run's id, and the model it ran. */
   against: z.string(),
+  modelBefore: z.string(),
   /** Its solve rate over the tasks both runs have. */
   solveRateBefore: z.number(),
   /** The same tasks' solve rate in this run. */
@@ -165,6 +166,7 @@ export function compareRuns(results: readonly TaskResult[], earlier: EvalReport)
   const solvedShare = (n: number) => rate(common.length === 0 ? 0 : n / common.length);
   return {
     against: earlier.run,
+    modelBefore: earlier.model,
     solveRateBefore: solvedShare(common.filter((r) => before.get(r.instance)).length),
     solveRateNow: solvedShare(common.filter((r) => r.solved).length),
     common: common.length,

@@ -50,8 +50,8 @@ export class EvalRunStore {
     return raws.flatMap((raw) => (raw ? [EvalReport.parse(JSON.parse(raw))] : []));
   }
 
-  /** The newest run of `suite` (and `model`, when given): what a new run is compared with. */
-  async latest(suite: string, model?: string): Promise<EvalReport | undefined> {
-    return (await this.list(RUNS_KEPT)).find((r) => r.suite === suite && (model === undefined || r.model === model));
+  /** The newest run of `suite`, whatever its model: what a new run of the same tasks is compared with. */
+  async latest(suite: string): Promise<EvalReport | undefined> {
+    return (await this.list(RUNS_KEPT)).find((r) => r.suite === suite);
   }
 }

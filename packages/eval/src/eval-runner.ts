@@ -28,7 +28,7 @@ export interface EvalRunOptions {
   pinnedModel?: string;
   /** Attempts per task (pass@k). */
   attempts: number;
-  /** An earlier run of the same tasks, to say which flipped. */
+  /** An earlier run of the same tasks (any model), to say which flipped. */
   earlier?: EvalReport;
   /** How often the attempts' operations are looked at while they run (default 1 s). */
   pollMs?: number;

@@ -26,7 +26,7 @@ export function formatReport(r: EvalReport): string {
   if (c) {
     const flips = [...c.nowSolved.map((i) => `+${i}`), ...c.nowUnsolved.map((i) => `-${i}`)].join(' ');
     lines.push(
-      `  against ${c.against}: ${pct(c.solveRateBefore)} → ${pct(c.solveRateNow)} on ${c.common} common tasks; flipped: ${flips || 'none'}`,
+      `  against ${c.against} (${c.modelBefore}): ${pct(c.solveRateBefore)} → ${pct(c.solveRateNow)} on ${c.common} common tasks; flipped: ${flips || 'none'}`,
     );
   }
   return lines.join('\n');

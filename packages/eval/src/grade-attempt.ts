@@ -1,7 +1,7 @@
 import type { EvalTask } from './eval-task.ts';
 import type { TreeTests } from './tree-tests.ts';
 
-export interface Grade {
+interface Grade {
   solved: boolean;
   reason: 'solved' | 'hidden_tests_red' | 'error';
   detail?: string;

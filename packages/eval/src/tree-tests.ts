@@ -20,13 +20,13 @@ import { type TestOutcomes, testOutcomes } from './test-outcomes.ts';
 export type TreeTestsDeps = Pick<Runtime, 'workspace' | 'runner' | 'redactor' | 'dependencies' | 'checkTimeoutMs'>;
 
 /** A diff applied on the base, in order. `reset`: its files go back to the base first (the hidden tests win over an attempt's edits of them). */
-export interface TreePatch {
+interface TreePatch {
   label: string;
   diff: string;
   reset?: boolean;
 }
 
-export type TreeTestResult = ({ ok: true; run: CheckRun } & TestOutcomes) | { ok: false; problem: string };
+type TreeTestResult = ({ ok: true; run: CheckRun } & TestOutcomes) | { ok: false; problem: string };
 
 /** Files whose change makes the base's installed dependencies the wrong ones to reuse. */
 const MANIFESTS = new Set(['package.json', 'package-lock.json']);
