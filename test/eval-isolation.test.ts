@@ -119,6 +119,33 @@ describe('eval: an attempt cannot peek', () => {
     expect(op.eval).toMatchObject({ instance: 'acme__kit-5', attempt: 1 });
   });
 
+  it('hidden tests that do not apply on the base make the attempt an error, said without host paths', async () => {
+    sys.runtime.createProvider = () =>
+      new ScriptedModel([
+        text(JSON.stringify({ summary: 'x', steps: [{ title: 'x', files: ['src/words.js'], acceptance: 'x' }] })),
+        tool('edit_file', { path: 'src/words.js', oldText: "split(' ')", newText: 'split(/\\s+/)' }),
+        text('done'),
+        text(JSON.stringify({ decision: 'accept', reasons: ['ok'] })),
+      ]);
+    const broken = {
+      ...task,
+      instance_id: 'acme__kit-broken',
+      test_patch: task.test_patch.replace("assert.equal(countWords('one two three'), 3);", 'not the base line'),
+    };
+    const report = await new EvalRunner(sys.runtime).run([broken], {
+      suite: 'broken',
+      model: 'scripted',
+      attempts: 1,
+      pollMs: 100,
+    });
+    const [result] = report.results;
+    expect(result).toMatchObject({ solved: false, reason: 'error' });
+    expect(result!.detail).toMatch(
+      /^the hidden tests cannot be applied: git apply failed \(1\): error: patch failed: test\/words\.test\.js:\d+$/,
+    );
+    expect(report.failures.error).toBe(1);
+  });
+
   it('the REST API cannot make an operation an evaluation attempt', async () => {
     const res = await sys.request('POST', '/v1/operations', {
       type: 'fix',

@@ -195,7 +195,12 @@ export class EvalRunner {
     const change = await this.deps.artifacts.read(op.id, EVAL_CHANGE_ARTIFACT);
     if (!change || change.truncated)
       return { ...spend, solved: false, reason: 'error', detail: 'the recorded change is missing or was cut short' };
-    const grade = await gradeAttempt(this.#tests, a.task, change.content);
+    // One attempt that cannot be graded (its base lost its test command…) is that attempt's error, not the run's.
+    const grade = await gradeAttempt(this.#tests, a.task, change.content).catch((err: unknown) => ({
+      solved: false,
+      reason: 'error' as const,
+      detail: `grading failed: ${firstLine(err)}`,
+    }));
     return { ...spend, solved: grade.solved, reason: grade.reason, ...(grade.detail ? { detail: grade.detail } : {}) };
   }
 }

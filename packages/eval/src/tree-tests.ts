@@ -77,7 +77,11 @@ export class TreeTests {
           try {
             await gitClient(dir).raw(['apply', '--binary', '--whitespace=nowarn', file]);
           } catch (err) {
-            return { ok: false, problem: `${patch.label} does not apply: ${firstLine(err)}` };
+            // Without the scratch directory's host path: reasons reach reports and the dashboard.
+            return {
+              ok: false,
+              problem: `${patch.label} cannot be applied: ${firstLine(err).replaceAll(`${scratch}/`, '')}`,
+            };
           }
         }
         try {
