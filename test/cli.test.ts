@@ -43,7 +43,7 @@ describe('pullwright CLI', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it.each(['start', 'api', 'worker', 'demo', 'scan', 'repo', 'mcp'])(
+  it.each(['start', 'api', 'worker', 'demo', 'scan', 'repo', 'mcp', 'eval'])(
     '%s --help prints its usage on stdout and does not run',
     (command) => {
       for (const flag of ['--help', '-h']) {
@@ -68,6 +68,28 @@ describe('pullwright CLI', () => {
       const r = spawnSync('node', [BIN, flag], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
       expect([r.status, r.stdout, r.stderr]).toEqual([0, `${version}\n`, '']);
     }
+  });
+
+  it.each([
+    [['eval', 'nope'], 'unknown subcommand nope'],
+    [['eval', 'mine', 'not a repo'], 'not a repo is not owner/name'],
+    [['eval', 'mine', 'acme/kit', '--limit', '0'], '--limit must be a whole number of at least 1 (got 0)'],
+    [['eval', 'run', 'tasks.jsonl', '--attempts', 'two'], '--attempts must be a whole number of at least 1 (got two)'],
+    [
+      ['eval', 'run', 'tasks.jsonl', '--replay', 'recordings'],
+      '--replay answers the attempts from recordings in this process only',
+    ],
+    [['eval', 'run', 'tasks.jsonl', '--modle', 'x'], "Unknown option '--modle'"],
+  ])('eval %j is refused before anything starts, with its usage', (args, reason) => {
+    // REDIS_URL points nowhere: had the command started, it would fail on it instead.
+    const r = spawnSync('node', [BIN, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', REDIS_URL: 'redis://127.0.0.1:1' },
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(reason);
+    expect(r.stderr).toContain('usage: pullwright eval mine');
   });
 
   it('prints the command list on stdout for --help', () => {

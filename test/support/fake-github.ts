@@ -67,6 +67,8 @@ interface FakePull {
   /** Frozen when the PR closes; live from the branch while open. */
   closedHeadSha?: string;
   author: string;
+  updatedAt: string;
+  mergedAt?: string;
 }
 
 interface FakeComment {
@@ -432,6 +434,26 @@ export class FakeGitHub {
       installation: { id: repo.installationId ?? 0 },
     });
     return this.deliver('pull_request_review_comment', payload);
+  }
+
+  /** Someone opens a pull request from a branch they pushed (no webhook: nothing in these tests listens for it). */
+  openPull(fullName: string, pull: { user: string; head: string; base: string; title: string; body: string }): number {
+    const repo = this.#repo(fullName);
+    const number = repo.nextNumber++;
+    repo.pulls.set(number, {
+      number,
+      title: pull.title,
+      body: pull.body,
+      head: pull.head,
+      base: pull.base,
+      draft: false,
+      state: 'open',
+      merged: false,
+      mergeCommitSha: null,
+      author: pull.user,
+      updatedAt: new Date().toISOString(),
+    });
+    return number;
   }
 
   /** Someone opens an issue; GitHub sends `issues.opened`. Returns the issue's number. */
@@ -834,9 +856,16 @@ export class FakeGitHub {
       need('pull_requests', 'read');
       const state = url.searchParams.get('state') ?? 'open';
       const head = url.searchParams.get('head');
+      const base = url.searchParams.get('base');
       const pulls = [...repo.pulls.values()].filter(
-        (p) => (state === 'all' || p.state === state) && (!head || `${repo.owner}:${p.head}` === head),
+        (p) =>
+          (state === 'all' || p.state === state) &&
+          (!head || `${repo.owner}:${p.head}` === head) &&
+          (!base || p.base === base),
       );
+      // Newest first by creation (GitHub's default), or by last update with `sort=updated`.
+      const key = (p: FakePull) => (url.searchParams.get('sort') === 'updated' ? Date.parse(p.updatedAt) : p.number);
+      pulls.sort((a, b) => key(b) - key(a) || b.number - a.number);
       return this.#json(res, 200, await Promise.all(pulls.map((p) => this.#pullJson(repo, p))));
     }
     if (rest === '/pulls' && method === 'POST') {
@@ -859,6 +888,7 @@ export class FakeGitHub {
         merged: false,
         mergeCommitSha: null,
         author: this.botLogin,
+        updatedAt: new Date().toISOString(),
       };
       repo.pulls.set(pull.number, pull);
       return this.#json(res, 201, await this.#pullJson(repo, pull));
@@ -881,6 +911,7 @@ export class FakeGitHub {
       if (method === 'PATCH') {
         need('pull_requests', 'write');
         const patch = body as { state?: string; title?: string; body?: string };
+        pull.updatedAt = new Date().toISOString();
         if (patch.title) pull.title = patch.title;
         if (typeof patch.body === 'string') pull.body = patch.body;
         if (patch.state === 'closed' && pull.state === 'open') {
@@ -1033,6 +1064,13 @@ export class FakeGitHub {
       res.end();
       return;
     }
+    m = /^\/issues\/(\d+)$/.exec(rest);
+    if (m && method === 'GET') {
+      need('issues', 'read');
+      const issue = repo.issues.get(Number(m[1]));
+      if (!issue) throw new HttpError(404, 'Not Found');
+      return this.#json(res, 200, issueJson(this.#payloadRepo(repo), issue));
+    }
     m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
     if (m && method === 'GET') {
       need('metadata', 'read');
@@ -1138,7 +1176,15 @@ export class FakeGitHub {
     const message = typeof body.commit_message === 'string' ? `${title}\n\n${body.commit_message}` : title;
     const sha = (await git(dir, ['commit-tree', tree, '-p', base, '-p', head, '-m', message])).trim();
     await git(dir, ['update-ref', `refs/heads/${pull.base}`, sha, base]);
-    Object.assign(pull, { state: 'closed', merged: true, mergeCommitSha: sha, closedHeadSha: head });
+    const now = new Date().toISOString();
+    Object.assign(pull, {
+      state: 'closed',
+      merged: true,
+      mergeCommitSha: sha,
+      closedHeadSha: head,
+      updatedAt: now,
+      mergedAt: now,
+    });
     if (options.announce && this.#webhook) this.#background(this.#emitClosed(repo, pull, this.botLogin));
     return { sha, merged: true, message: 'Pull Request successfully merged' };
   }
@@ -1157,6 +1203,7 @@ export class FakeGitHub {
     } else {
       pull.closedHeadSha = await this.headSha(fullName, pull);
       pull.state = 'closed';
+      pull.updatedAt = new Date().toISOString();
     }
     return this.#emitClosed(repo, pull, user);
   }
@@ -1225,6 +1272,8 @@ export class FakeGitHub {
         head: { ref: pull.head, sha: await this.headSha(fullName, pull) },
         base: { ref: pull.base, sha: (await this.branchSha(fullName, pull.base)) ?? '' },
         author: pull.author,
+        updatedAt: pull.updatedAt,
+        mergedAt: pull.mergedAt ?? null,
       },
       mergedBy,
     );

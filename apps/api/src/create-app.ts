@@ -13,6 +13,7 @@ import { dashboardRouter } from './dashboard-router.ts';
 import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
+import { evalRunsRouter } from './eval-runs-router.ts';
 import { featureRequestsRouter } from './feature-requests-router.ts';
 import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
@@ -120,6 +121,7 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
   app.use('/v1/feature-requests', auth, featureRequestsRouter(deps));
+  app.use('/v1/eval', auth, evalRunsRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });
   });

@@ -1,4 +1,5 @@
 import { OPERATION_STATUSES } from '@pullwright/core';
+import { type EvalReport, EvalRunStore, FAILURE_REASONS } from '@pullwright/eval';
 import type { Runtime } from '@pullwright/pipeline';
 import { MetricsStore, type MetricsTotals, STEP_BUCKETS_S } from '@pullwright/queue';
 import { Router } from 'express';
@@ -13,8 +14,16 @@ type MetricsDeps = Pick<Runtime, 'redis' | 'keys' | 'store' | 'queue' | 'config'
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 
+/**
+ * Evaluation runs a scrape reads: the newest run of each (tasks file, model) among them is
+ * exported. A team runs a handful of suites and models; fifty runs cover the latest of each.
+ */
+const EVAL_RUNS_SCANNED = 50;
+
 interface Snapshot {
   ops: ScannedOperation[];
+  /** The newest evaluation run of each suite and model. */
+  evalRuns: EvalReport[];
   totals: MetricsTotals;
   jobs: Record<string, number>;
   oldestWaitingS: number;
@@ -22,10 +31,22 @@ interface Snapshot {
   now: number;
 }
 
-async function takeSnapshot(deps: MetricsDeps, store: MetricsStore): Promise<Snapshot> {
+/** The newest report of each (suite, model): reports come newest first. */
+function latestPerSuite(reports: EvalReport[]): EvalReport[] {
+  const seen = new Set<string>();
+  return reports.filter((r) => {
+    const key = JSON.stringify([r.suite, r.model]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function takeSnapshot(deps: MetricsDeps, store: MetricsStore, evals: EvalRunStore): Promise<Snapshot> {
   const queue = deps.queue.queue;
-  const [ops, totals, jobs, oldest, workers] = await Promise.all([
+  const [ops, evalRuns, totals, jobs, oldest, workers] = await Promise.all([
     scanOperations(deps),
+    evals.list(EVAL_RUNS_SCANNED).then(latestPerSuite),
     store.read(),
     queue.getJobCounts(...QUEUE_STATES),
     deps.queue.oldestWaiting(),
@@ -33,7 +54,15 @@ async function takeSnapshot(deps: MetricsDeps, store: MetricsStore): Promise<Sna
     queue.getWorkersCount().catch(() => undefined),
   ]);
   const now = deps.now();
-  return { ops, totals, jobs, oldestWaitingS: oldest ? Math.max(0, now - oldest.timestamp) / 1000 : 0, workers, now };
+  return {
+    ops,
+    evalRuns,
+    totals,
+    jobs,
+    oldestWaitingS: oldest ? Math.max(0, now - oldest.timestamp) / 1000 : 0,
+    workers,
+    now,
+  };
 }
 
 /**
@@ -48,6 +77,7 @@ export function metricsRouter(deps: MetricsDeps): Router {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'pullwright_api_' });
   const store = new MetricsStore(deps.redis, deps.keys);
+  const evals = new EvalRunStore(deps.redis, deps.keys);
   let current: Snapshot | undefined;
   const registers = { registers: [registry] };
 
@@ -162,6 +192,72 @@ export function metricsRouter(deps: MetricsDeps): Router {
         this.inc({ type: o.type, status: o.status, reason: o.reason }, o.count);
     },
   });
+  // The figures of `pullwright eval run` reports, the newest run of each suite and model.
+  const evalGauges: [string, string, (r: EvalReport) => number | null][] = [
+    ['pullwright_eval_tasks', 'Tasks in the newest evaluation run', (r) => r.tasks],
+    ['pullwright_eval_solved', 'Tasks solved (pass@k, k = attempts per task)', (r) => r.solved],
+    ['pullwright_eval_solve_rate', 'Solved tasks / tasks', (r) => r.solveRate],
+    [
+      'pullwright_eval_solve_rate_low',
+      'Lower bound of the 95 % Wilson interval of the solve rate',
+      (r) => r.interval.low,
+    ],
+    [
+      'pullwright_eval_solve_rate_high',
+      'Upper bound of the 95 % Wilson interval of the solve rate',
+      (r) => r.interval.high,
+    ],
+    ['pullwright_eval_cost_per_task_usd', 'Model cost per task, every attempt counted', (r) => r.costUsd.perTask],
+    [
+      'pullwright_eval_cost_per_solve_usd',
+      'Model cost per solved task (absent with no solve)',
+      (r) => r.costUsd.perSolve,
+    ],
+    ['pullwright_eval_tokens_per_task', 'Model tokens per task', (r) => r.tokens.perTask],
+    [
+      'pullwright_eval_tokens_per_solve',
+      'Model tokens per solved task (absent with no solve)',
+      (r) => r.tokens.perSolve,
+    ],
+    [
+      'pullwright_eval_wall_seconds_per_task',
+      'Operation time per task, every attempt counted',
+      (r) => r.wallMs.perTask / 1000,
+    ],
+    ['pullwright_eval_turns_per_task', 'Model calls per task', (r) => r.turns.perTask],
+    ['pullwright_eval_repairs_per_task', 'Fixer rounds per task', (r) => r.repairs.perTask],
+    [
+      'pullwright_eval_finished_timestamp_seconds',
+      'When the newest evaluation run finished',
+      (r) => Date.parse(r.finishedAt) / 1000,
+    ],
+  ];
+  for (const [name, help, value] of evalGauges)
+    new Gauge({
+      name,
+      help,
+      labelNames: ['suite', 'model'],
+      ...registers,
+      collect() {
+        this.reset();
+        for (const r of current?.evalRuns ?? []) {
+          const v = value(r);
+          if (v !== null) this.set({ suite: r.suite, model: r.model }, v);
+        }
+      },
+    });
+  new Gauge({
+    name: 'pullwright_eval_unsolved',
+    help: 'Unsolved tasks of the newest evaluation run, by reason (no_change, checks_red, hidden_tests_red, budget, error)',
+    labelNames: ['suite', 'model', 'reason'],
+    ...registers,
+    collect() {
+      this.reset();
+      for (const r of current?.evalRuns ?? [])
+        for (const reason of FAILURE_REASONS) this.set({ suite: r.suite, model: r.model, reason }, r.failures[reason]);
+    },
+  });
+
   // The histogram's buckets are counted in Redis by the workers; prom-client's Histogram can
   // only observe in-process, so this one renders the stored counts itself.
   const stepHistogram = {
@@ -189,7 +285,7 @@ export function metricsRouter(deps: MetricsDeps): Router {
   const render = () => {
     inflight ??= (async () => {
       try {
-        current = await takeSnapshot(deps, store);
+        current = await takeSnapshot(deps, store, evals);
         return await registry.metrics();
       } finally {
         inflight = undefined;

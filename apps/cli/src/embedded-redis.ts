@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startRedisServer } from '@pullwright/queue';
 import { Redis } from 'ioredis';
 
-interface EmbeddedRedis {
+export interface EmbeddedRedis {
   url: string;
   /** Stops the server if this process started it; a server another process runs is left alone. */
   stop(): Promise<void>;

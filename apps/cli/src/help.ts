@@ -15,6 +15,25 @@ add   imports an existing repository into the local forge: every branch and tag 
       A running \`pullwright start\` on the same DATA_DIR sees it at once.
 list  the repositories in the local forge and their default branches.`;
 
+export const EVAL_HELP = `usage: pullwright eval mine <owner/name> [--since <date>] [--limit N] [--branch <name>] [--out tasks.jsonl]
+       pullwright eval run <tasks.jsonl> [--model <id>] [--attempts k] [--compare <report.json>] [--out report.json] [--json]
+       pullwright eval run <tasks.jsonl> --replay <dir>
+
+mine  turns the repository's merged changes into evaluation tasks (SWE-bench instance format,
+      JSONL on stdout or --out): merged pull requests (GitHub forge) or merges and fix commits
+      of the branch (local forge; default: the default branch), newest first, kept when they
+      touch code and tests and their tests fail on the base and pass on the merge (run in the
+      sandbox). --limit: at most N tasks (default 20); --since: merged on or after the date.
+run   runs every task as an operation in evaluation mode (no push, no PR, a worktree of the
+      base commit alone), --attempts times each (default 1: pass@k), grades each change with
+      the task's hidden tests in the sandbox, and prints the report (--json: the JSON; --out:
+      the JSON to a file). The run is kept in Redis for the dashboard and /metrics, and
+      compared with the previous run of the same tasks file (any model), or with --compare.
+      --model: the model every attempt uses (default LLM_MODEL). --replay <dir>: recorded
+      conversations (<instance_id>[.<attempt>].replay.json) instead of a model, on this
+      process's own Redis only. A private redis-server runs when REDIS_URL is unset.
+More: docs/eval.md.`;
+
 export const USAGE = `usage: pullwright <command>
 
   start     API + worker + dashboard on embedded defaults (private redis-server, local forge, replay demo)
@@ -26,6 +45,7 @@ export const USAGE = `usage: pullwright <command>
   repo      repo add <path-or-git-url> [--name owner/name]: import your repository into the local forge; repo list
   init-secrets <dir> [<api-dir>]  create the verification key, Redis password and API token files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
+  eval      eval mine <owner/name>: tasks from the repository's own merged fixes; eval run <tasks.jsonl>: the agent measured on them
 
 pullwright <command> --help describes one command; pullwright --version prints the version.`;
 
@@ -59,6 +79,7 @@ operation's timeline on stdout. Exit 0 when the operation merged.`,
 Prints one operation's record, timeline and transcript as redacted JSONL on stdout (the same
 as GET /v1/operations/<id>/audit). Reads REDIS_URL or REDIS_CLUSTER_NODES; without them, the
 Redis of \`npm start\` on DATA_DIR (the one a running \`npm start\` printed, or its data).`,
+  eval: EVAL_HELP,
   mcp: `usage: pullwright mcp
 
 An MCP server on stdin/stdout for an editor's agent (Claude Code, Cursor, VS Code…): its

@@ -31,6 +31,12 @@ async function run(command: string | undefined, args: string[]): Promise<number>
       return (await import('./run-demo.ts')).runDemo(env);
     case 'export':
       return (await import('./export-operation.ts')).exportOperation(args, env);
+    case 'eval':
+      return (await import('./eval-command.ts')).evalCommand(args, {
+        env,
+        stdout: process.stdout,
+        stderr: process.stderr,
+      });
     case 'mcp':
       return (await import('./mcp-command.ts')).mcpCommand(env, process.stderr);
     case 'repo':

@@ -1,6 +1,7 @@
-// Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>, #/features[/<id>]).
+// Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>, #/features[/<id>], #/eval).
 import { currentSession, loadSession, onSessionChange, signIn, signOut } from './api.js';
 import { button, fill, h, notice, setLive } from './dom.js';
+import { evalView } from './view-eval.js';
 import { featuresView } from './view-features.js';
 import { listView } from './view-list.js';
 import { newOperationView } from './view-new.js';
@@ -25,6 +26,7 @@ function route() {
   if (path === '/new') return { name: 'new', params: new URLSearchParams(query) };
   const feature = /^\/features(?:\/(fr[a-z0-9]{6,40}))?$/.exec(path);
   if (feature) return { name: 'features', id: feature[1] };
+  if (path === '/eval') return { name: 'eval' };
   return { name: 'list', params: new URLSearchParams(query) };
 }
 
@@ -66,6 +68,7 @@ function render() {
   if (r.name === 'operation') cleanup = operationView(view, r.id, session, r.params);
   else if (r.name === 'new') cleanup = newOperationView(view, session, r.params);
   else if (r.name === 'features') cleanup = featuresView(view, session, r.id);
+  else if (r.name === 'eval') cleanup = evalView(view);
   else cleanup = listView(view, session, r.params);
 }
 

@@ -38,6 +38,7 @@ export const STATUS_LABELS = {
   rejected: 'Rejected',
   failed: 'Failed',
   cancelled: 'Cancelled',
+  evaluated: 'Evaluated',
 };
 
 export function statusBadge(status, extra = '') {

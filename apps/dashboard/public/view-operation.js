@@ -17,7 +17,7 @@ import { CHANGES_RECORD } from './timeline.js';
 /** @import { Session } from './api.js' */
 /** @import { Tab } from './operation-store.js' */
 
-const ENDED = ['merged', 'failed', 'cancelled', 'rejected'];
+const ENDED = ['merged', 'failed', 'cancelled', 'rejected', 'evaluated'];
 /** @type {Record<Tab, (files: number) => string>} */
 const TAB_LABELS = {
   overview: () => 'Overview',

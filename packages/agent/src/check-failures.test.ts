@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { failingTests, failureFingerprint, firstFailingTrace, testCounts, trimFailure } from './check-failures.ts';
+import {
+  failingTests,
+  failureFingerprint,
+  firstFailingTrace,
+  passingTests,
+  testCounts,
+  trimFailure,
+} from './check-failures.ts';
 
 describe('failingTests', () => {
   it.each([
@@ -16,6 +23,28 @@ describe('failingTests', () => {
     ['nothing', 'Error: build failed\n', []],
   ])('%s', (_name, output, expected) => {
     expect(failingTests(output)).toEqual(expected);
+  });
+});
+
+describe('passingTests', () => {
+  it.each([
+    [
+      'node:test, nested, with skipped and todo tests left out',
+      'TAP version 13\n# Subtest: clamp\n    ok 1 - keeps values inside\n    not ok 2 - raises low values\nnot ok 1 - clamp\nok 2 - top level # time=1ms\nok 3 - later # SKIP\nok 4 - someday # TODO\n',
+      ['keeps values inside', 'top level'],
+    ],
+    ['vitest', ' ✓ src/a.test.ts > adds 1ms\n × src/a.test.ts > subtracts 3ms\n', ['src/a.test.ts > adds']],
+    ['jest', '  ✓ handles empty input (5 ms)\n', ['handles empty input']],
+    [
+      'pytest -rA',
+      'PASSED tests/test_math.py::test_add\nFAILED tests/test_math.py::test_sub - x\n',
+      ['tests/test_math.py::test_add'],
+    ],
+    ['go -v', '--- PASS: TestParse (0.00s)\n--- FAIL: TestOther (0.00s)\n', ['TestParse']],
+    ['cargo', 'test parser::tests::empty ... ok\ntest parser::tests::full ... FAILED\n', ['parser::tests::empty']],
+    ['nothing', 'built in 3s\n', []],
+  ])('%s', (_name, output, expected) => {
+    expect(passingTests(output)).toEqual(expected);
   });
 });
 

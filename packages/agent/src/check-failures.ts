@@ -16,15 +16,37 @@ const FAILURE_PATTERNS: readonly RegExp[] = [
   /^\s*\d+\) (.+)$/gm, // mocha numbered failures
 ];
 
-export function failingTests(output: string): string[] {
+/**
+ * Names of passing tests, from the same runners' outputs where they print them: node:test
+ * (TAP; skipped and todo tests are not passes), vitest/jest/mocha with a per-test reporter,
+ * pytest `-rA`, go test `-v`, cargo test. What an evaluation task's red→green and stay-green
+ * tests are named by (see @pullwright/eval).
+ */
+const PASS_PATTERNS: readonly RegExp[] = [
+  /^\s*ok \d+ - (?!.*#\s*(?:SKIP|TODO)\b)(.+?)(?:\s+#.*)?$/gm, // TAP / node --test
+  /^\s*(?:✓|✔|√)\s+(.+?)(?:\s+\(?\d+\s?ms\)?)?$/gm, // vitest, jest, mocha
+  /^PASSED ([^\s]+::[^\s]+)/gm, // pytest -rA summary
+  /^\s*--- PASS: (\S+)/gm, // go test -v
+  /^test (\S+) \.\.\. ok$/gm, // cargo test
+];
+
+function matchedNames(output: string, patterns: readonly RegExp[]): string[] {
   const names = new Set<string>();
-  for (const pattern of FAILURE_PATTERNS) {
+  for (const pattern of patterns) {
     for (const m of output.matchAll(pattern)) {
       const name = m[1]?.trim();
       if (name && name.length < 300) names.add(name);
     }
   }
   return [...names].sort();
+}
+
+export function failingTests(output: string): string[] {
+  return matchedNames(output, FAILURE_PATTERNS);
+}
+
+export function passingTests(output: string): string[] {
+  return matchedNames(output, PASS_PATTERNS);
 }
 
 /** Strips what changes between identical failures: numbers, durations, paths, hex ids. */

@@ -22,4 +22,14 @@ describe('ReplayProvider', () => {
     p.resumeAfter(2);
     expect(await textOf(p)).toBe('turn 2');
   });
+
+  it("answers with a turn's recorded usage under the recorded model, so a replay costs what the recording cost", async () => {
+    const recorded = ReplayTranscript.parse({
+      model: 'claude-sonnet-5',
+      turns: [{ content: [{ type: 'text', text: 'done' }], usage: { inputTokens: 1200, outputTokens: 300 } }],
+    });
+    const response = await new ReplayProvider(recorded).complete(request);
+    expect(response.model).toBe('claude-sonnet-5');
+    expect(response.usage).toEqual({ inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
 });

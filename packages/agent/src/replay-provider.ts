@@ -12,11 +12,24 @@ const ReplayBlock = z.discriminatedUnion('type', [
   }),
 ]);
 
-/** A recorded conversation: the model's turns, in order. Tool results come from really running the tools. */
+/** What a recorded call was billed for (the provider's usage, cached tokens apart). */
+const RecordedUsage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative().default(0),
+  cacheWriteTokens: z.number().int().nonnegative().default(0),
+});
+
+/**
+ * A recorded conversation: the model's turns, in order. Tool results come from really running
+ * the tools. A turn may carry the usage its call was billed for: replayed under the recorded
+ * model's name (`model`, e.g. `claude-sonnet-5`), it then costs what the recording cost — the
+ * spend an evaluation's report is checked against. `replay:…` models cost nothing.
+ */
 export const ReplayTranscript = z.object({
   model: z.string().default('replay'),
   description: z.string().optional(),
-  turns: z.array(z.object({ content: z.array(ReplayBlock).min(1) })).min(1),
+  turns: z.array(z.object({ content: z.array(ReplayBlock).min(1), usage: RecordedUsage.optional() })).min(1),
 });
 export type ReplayTranscript = z.infer<typeof ReplayTranscript>;
 
@@ -57,8 +70,9 @@ export class ReplayProvider implements ModelProvider {
     return {
       content,
       stopReason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
-      // Rough token counts (4 characters a token) so budgets and the dashboard have numbers to show.
-      usage: {
+      // The recorded usage, else rough token counts (4 characters a token) so budgets and the
+      // dashboard have numbers to show.
+      usage: turn.usage ?? {
         ...zeroUsage(),
         inputTokens: Math.ceil(chars / 4),
         outputTokens: Math.ceil(JSON.stringify(content).length / 4),

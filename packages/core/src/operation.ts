@@ -16,11 +16,18 @@ export const OPERATION_STATUSES = [
   'rejected',
   'failed',
   'cancelled',
+  'evaluated',
 ] as const;
 export const OperationStatus = z.enum(OPERATION_STATUSES);
 export type OperationStatus = z.infer<typeof OperationStatus>;
 
-export const FINAL_STATUSES: ReadonlySet<OperationStatus> = new Set(['merged', 'rejected', 'failed', 'cancelled']);
+export const FINAL_STATUSES: ReadonlySet<OperationStatus> = new Set([
+  'merged',
+  'rejected',
+  'failed',
+  'cancelled',
+  'evaluated',
+]);
 
 /** `owner/name`, the GitHub spelling: letters, digits, `-`, `_`, `.`; no `..` tricks. */
 export const RepoSlug = z
@@ -255,6 +262,24 @@ export const PlanConfirmation = z.object({
 });
 export type PlanConfirmation = z.infer<typeof PlanConfirmation>;
 
+/**
+ * Marks an operation as one attempt at an evaluation task (`pullwright eval run`, see
+ * @pullwright/eval): it runs the `run` job's steps with the same gates and budget, from a
+ * worktree holding the base commit alone, and ends `evaluated` with its change recorded for
+ * grading — never pushed, never a pull request. Set only by the evaluation runner (no request
+ * schema accepts it).
+ */
+export const EvalAttempt = z.object({
+  /** The evaluation run this attempt belongs to. */
+  run: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'letters, digits, - and _ only'),
+  /** The task's `instance_id` (SWE-bench instance format). */
+  instance: z.string().min(1).max(300),
+  attempt: z.number().int().positive(),
+  /** The model the run asked for (`--model`): every worker answers this attempt with it. */
+  model: z.string().min(1).max(200).optional(),
+});
+export type EvalAttempt = z.infer<typeof EvalAttempt>;
+
 export const Operation = z.object({
   id: z.string(),
   type: OperationType,
@@ -274,6 +299,7 @@ export const Operation = z.object({
    */
   approvalRequired: z.boolean().optional(),
   featureContext: FeatureContext.optional(),
+  eval: EvalAttempt.optional(),
   status: OperationStatus,
   /** Optimistic-concurrency counter: every write must name the version it read. */
   version: z.number().int().nonnegative(),

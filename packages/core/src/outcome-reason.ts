@@ -22,6 +22,7 @@ const FAILURE_REASONS: readonly [RegExp, string][] = [
 export function outcomeReason(status: OperationStatus, error: string | undefined): string {
   if (status === 'merged') return 'merged';
   if (status === 'rejected') return 'rejected';
+  if (status === 'evaluated') return 'evaluated';
   if (status === 'cancelled') return /timed? ?out|no one|nobody/i.test(error ?? '') ? 'timeout' : 'requested';
   for (const [pattern, reason] of FAILURE_REASONS) if (pattern.test(error ?? '')) return reason;
   return 'other';

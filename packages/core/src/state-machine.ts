@@ -7,7 +7,8 @@ import type { Operation, OperationStatus } from './operation.ts';
  */
 export const TRANSITIONS: Readonly<Record<OperationStatus, readonly OperationStatus[]>> = {
   queued: ['running', 'cancelled'],
-  running: ['awaiting_approval', 'failed', 'cancelled'],
+  // -> evaluated: an evaluation attempt's change is recorded for grading (nothing is published).
+  running: ['awaiting_approval', 'failed', 'cancelled', 'evaluated'],
   // -> running: a revision (review feedback) works on the same branch again.
   awaiting_approval: ['approved', 'rejected', 'running'],
   // -> awaiting_approval: a push after approval invalidates it (approvals bind to a head sha).
@@ -18,6 +19,7 @@ export const TRANSITIONS: Readonly<Record<OperationStatus, readonly OperationSta
   rejected: [],
   failed: [],
   cancelled: [],
+  evaluated: [],
 };
 
 /** Ending in one of these without saying why would lose the one thing the user needs. */

@@ -13,6 +13,8 @@ export interface PullRequest {
   body: string;
   state: 'open' | 'closed' | 'merged';
   mergeSha?: string;
+  /** When it was merged (ISO); set on a merged PR read from GitHub. */
+  mergedAt?: string;
 }
 
 export interface OpenPullRequest {
@@ -57,6 +59,12 @@ export interface CheckRunDetails {
   annotations: string[];
   /** Empty when the run has no log the app may read (not a GitHub Actions job). */
   log: string;
+}
+
+/** An issue's own text: a merged PR's linked issue states the problem an evaluation task poses. */
+export interface IssueText {
+  title: string;
+  body: string;
 }
 
 export interface MergeResult {

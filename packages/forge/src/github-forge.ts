@@ -6,6 +6,7 @@ import type {
   CheckRun,
   CheckRunDetails,
   Forge,
+  IssueText,
   MergeResult,
   OpenPullRequest,
   PullRequest,
@@ -260,6 +261,48 @@ export class GitHubForge implements Forge {
     );
   }
 
+  /**
+   * Pull requests merged into `base`, newest merge first, merged at or after `since`; at most
+   * `max` (evaluation mining, see @pullwright/eval). GitHub lists closed PRs by last update,
+   * newest first: a PR merged after `since` was updated after it too, so the walk stops at the
+   * first one updated before `since`, or once `max` merged ones are found.
+   */
+  listMergedPullRequests(repo: string, options: { base: string; since?: Date; max: number }): Promise<PullRequest[]> {
+    const since = options.since?.getTime() ?? Number.NEGATIVE_INFINITY;
+    return this.#call(repo, `listing merged pull requests of ${repo}`, async (api, at) => {
+      const merged: PullRequest[] = [];
+      const params = {
+        ...at,
+        state: 'closed',
+        base: options.base,
+        sort: 'updated',
+        direction: 'desc',
+        per_page: 100,
+      } as const;
+      for await (const { data } of api.paginate.iterator(api.rest.pulls.list, params)) {
+        for (const pr of data)
+          if (pr.merged_at && Date.parse(pr.merged_at) >= since && pr.merge_commit_sha)
+            merged.push(toPullRequest(repo, pr));
+        const oldest = data.at(-1);
+        if (merged.length >= options.max || !oldest || Date.parse(oldest.updated_at) < since) break;
+      }
+      return merged.sort((a, b) => Date.parse(b.mergedAt ?? '') - Date.parse(a.mergedAt ?? '')).slice(0, options.max);
+    });
+  }
+
+  /** An issue's title and body, or undefined when the repository has no such issue. */
+  readIssue(repo: string, number: number): Promise<IssueText | undefined> {
+    return this.#call(
+      repo,
+      `reading issue #${number}`,
+      async (api, at) => {
+        const { data } = await api.rest.issues.get({ ...at, issue_number: number });
+        return { title: data.title, body: data.body ?? '' };
+      },
+      (err) => (statusOf(err) === 404 ? null : undefined),
+    ).then((issue) => issue ?? undefined);
+  }
+
   /** `GET /app` with the app's JWT, once per process: the bot user is `<slug>[bot]`. */
   botLogin(): Promise<string> {
     this.#botLogin ??= this.#app.rest.apps.getAuthenticated().then(
@@ -405,5 +448,6 @@ function toPullRequest(repo: string, data: PullData): PullRequest {
     body: data.body ?? '',
     state: merged ? 'merged' : data.state === 'open' ? 'open' : 'closed',
     ...(merged && data.merge_commit_sha ? { mergeSha: data.merge_commit_sha } : {}),
+    ...(data.merged_at ? { mergedAt: data.merged_at } : {}),
   };
 }

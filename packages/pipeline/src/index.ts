@@ -32,5 +32,6 @@ export * from './revision-replies.ts';
 export * from './run-record.ts';
 export * from './runtime.ts';
 export * from './secret-gate.ts';
+export { dependencyCacheOf, installDependencies } from './steps/install-dependencies.ts';
 export * from './tracking-comment.ts';
 export * from './verification-block.ts';

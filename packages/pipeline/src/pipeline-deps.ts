@@ -19,8 +19,8 @@ import type { BaselineChecks } from './baseline-checks.ts';
 import type { Deployer } from './deploy-operation.ts';
 import type { CheckResultCache } from './repo-checks.ts';
 
-/** What a model is asked about: an operation, or a feature request being analysed. */
-export type ModelSubject = Pick<Operation, 'id' | 'repo' | 'description'>;
+/** What a model is asked about: an operation (an evaluation attempt names its model), or a feature request being analysed. */
+export type ModelSubject = Pick<Operation, 'id' | 'repo' | 'description'> & Partial<Pick<Operation, 'eval'>>;
 
 /** Everything a pipeline step needs, built once per process by `createRuntime`. */
 export interface PipelineDeps {

@@ -77,7 +77,7 @@ export function createModelProviderFactory(
   config: Config,
   logger: Logger,
   demo = false,
-): (op: Pick<Operation, 'repo' | 'description'>) => ModelProvider {
+): (op: Pick<Operation, 'repo' | 'description'> & Partial<Pick<Operation, 'eval'>>) => ModelProvider {
   if (config.llm.provider === 'replay') {
     const file = config.llm.replayFile;
     if (!file) throw new PullwrightError('config_invalid', 'REPLAY_FILE is required when LLM_PROVIDER=replay');
@@ -91,7 +91,13 @@ export function createModelProviderFactory(
   const replayUnavailable = (): ModelProvider => {
     throw new PullwrightError('config_invalid', 'replay is not configured');
   };
-  return () => createModelProvider(config.llm, replayUnavailable, logger);
+  // An evaluation attempt is answered by the model its run asked for, whichever worker takes it.
+  return (op) =>
+    createModelProvider(
+      op.eval?.model ? { ...config.llm, model: op.eval.model } : config.llm,
+      replayUnavailable,
+      logger,
+    );
 }
 
 /**
@@ -250,6 +256,8 @@ export async function createRuntime(
     async close() {
       await githubForge?.close();
       await queue.close();
+      // Its subscriber connection exists once a lock was waited for, and would keep the process alive.
+      await lockWaiter.close();
       redis.disconnect();
     },
   };

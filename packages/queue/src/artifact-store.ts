@@ -26,6 +26,8 @@ export const ARTIFACT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const TRANSCRIPT_ARTIFACT = 'transcript.jsonl';
 /** The unpushed diff saved when an operation stops before it could publish. */
 export const KEPT_DIFF_ARTIFACT = 'kept.diff';
+/** An evaluation attempt's change (a binary-safe diff against its base), kept for grading instead of a push. */
+export const EVAL_CHANGE_ARTIFACT = 'eval-change.diff';
 
 /**
  * The order an operation's artifacts are listed in: the numbered run record first, by

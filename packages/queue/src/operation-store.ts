@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type Budget,
   defineLuaCommand,
+  type EvalAttempt,
   emptyUsage,
   type FeatureContext,
   FINAL_STATUSES,
@@ -60,6 +61,10 @@ export interface NewOperation {
   targetFiles?: string[];
   approvalRequired?: boolean;
   featureContext?: FeatureContext;
+  /** An evaluation attempt (see @pullwright/eval): set by the evaluation runner only, with the task's base commit. */
+  eval?: EvalAttempt;
+  /** The commit to start from instead of the base branch's head (an evaluation task's `base_commit`). */
+  baseSha?: string;
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */

@@ -40,6 +40,7 @@ const STATUS_ICON: Record<OperationStatus, string> = {
   rejected: ':no_entry_sign:',
   failed: ':boom:',
   cancelled: ':octagonal_sign:',
+  evaluated: ':straight_ruler:',
 };
 
 /** A thread detail; `milestone` ones also go out through the response_url fallback. */

@@ -142,6 +142,42 @@ describe('WorkspaceManager', () => {
     expect(new Set([run.dir, pooled.dir, fresh.dir]).size).toBe(3);
   });
 
+  it('a base-only repository holds the base commit alone: no later commit, tag, ref, reflog or object of the mirror', async () => {
+    const seed = path.join(tmp, 'seed');
+    const base = git(seed, 'rev-parse', 'HEAD').trim();
+    await writeFile(path.join(seed, 'fix.js'), 'the fix that followed\n');
+    git(seed, 'add', '.');
+    git(seed, 'commit', '-qm', 'the fix');
+    git(seed, 'tag', 'v2');
+    git(seed, 'push', '-q', '--tags', origin, 'main');
+    const later = git(seed, 'rev-parse', 'HEAD').trim();
+    await ws.syncMirror('acme/app', origin);
+
+    const prepared = await ws.prepare({ ...req('op7'), fetch: false, baseSha: base, baseOnly: true });
+    const reachable = git(prepared.dir, 'rev-list', '--all', '--objects').trim().split('\n');
+    const stored = git(prepared.dir, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)')
+      .trim()
+      .split('\n');
+    const baseObjects = git(ws.mirrorDir('acme/app'), 'rev-list', '--objects', '--no-walk', base)
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[0]!);
+    expect(reachable.map((l) => l.split(' ')[0]).sort()).toEqual([...baseObjects].sort());
+    expect(stored.sort()).toEqual([...baseObjects].sort());
+    expect(stored).not.toContain(later);
+    expect(git(prepared.dir, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/agent/op7-x');
+    expect(git(prepared.dir, 'remote').trim()).toBe('');
+    expect(existsSync(path.join(prepared.dir, 'fix.js'))).toBe(false);
+    expect(await readFile(path.join(prepared.dir, 'app.js'), 'utf8')).toBe('console.log(1)\n');
+
+    // The worker's git works there as in any worktree: the diff against the base, a commit on it.
+    await writeFile(path.join(prepared.dir, 'app.js'), 'console.log(2)\n');
+    expect(await ws.changedFiles(prepared.dir, base)).toEqual(['app.js']);
+    expect(await ws.commitAll(prepared.dir, 'attempt', {})).toMatch(/^[0-9a-f]{40}$/);
+    await ws.remove('op7', 'acme/app');
+    expect(existsSync(prepared.dir)).toBe(false);
+  });
+
   it('tells ancestors from diverged or unknown commits', async () => {
     const a = await ws.prepare(req('op6'));
     const base = git(a.dir, 'rev-parse', 'HEAD').trim();

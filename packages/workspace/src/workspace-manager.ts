@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
-import { type GitAuth, protocolOf } from '@pullwright/security';
+import { type GitAuth, protocolOf, runGit } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
 import { forgeTransportError } from './forge-transport-error.ts';
 import { type GitRemoteAccess, gitClient, isAncestor } from './git-client.ts';
@@ -20,6 +20,13 @@ export interface PrepareRequest {
   fetch?: boolean;
   /** The base commit, when the caller has already resolved it from the synced mirror. */
   baseSha?: string;
+  /**
+   * A repository of its own holding the base commit alone, instead of a worktree of the
+   * mirror: shallow at the base (its parents are not there), no remote, no other branch, tag,
+   * reflog or object. Nothing from after the base is reachable from it, whatever runs inside
+   * (an evaluation attempt must not find the change that followed; see @pullwright/eval).
+   */
+  baseOnly?: boolean;
 }
 
 export interface PreparedWorkspace {
@@ -168,6 +175,10 @@ export class WorkspaceManager {
         return { dir, branch: req.branch, baseSha, resumed: true };
       }
       await mkdir(path.dirname(dir), { recursive: true });
+      if (req.baseOnly) {
+        await this.#baseOnlyRepository(mirror, dir, req.branch, baseSha);
+        return { dir, branch: req.branch, baseSha, resumed: false };
+      }
       // Which of the branch's refs exist: the job's own (a retry on this host) or the forge's (pushed by an earlier attempt).
       const refs = await git.raw([
         'for-each-ref',
@@ -203,6 +214,29 @@ export class WorkspaceManager {
       }
       return { dir, branch: req.branch, baseSha, resumed: Boolean(local || remote) };
     });
+  }
+
+  /**
+   * `dir` as a new repository with exactly the base commit's objects (the commit, its tree and
+   * blobs: `rev-list --objects --no-walk`), packed straight from the mirror; the commit is
+   * marked shallow so git never looks for its parents; `branch` points at it and is checked out.
+   */
+  async #baseOnlyRepository(mirror: string, dir: string, branch: string, baseSha: string): Promise<void> {
+    const known = await runGit(mirror, ['cat-file', '-e', `${baseSha}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
+    if (!known)
+      throw new PullwrightError('git_failed', `base commit ${baseSha} is not in the repository's history`, { baseSha });
+    await gitClient(path.dirname(dir)).raw(['init', '--quiet', `--initial-branch=${branch}`, dir]);
+    const objects = await runGit(mirror, ['rev-list', '--objects', '--no-walk', baseSha]);
+    await runGit(mirror, ['pack-objects', '--quiet', path.join(dir, '.git', 'objects', 'pack', 'pack')], {
+      input: objects.toString('utf8'),
+    });
+    await writeFile(path.join(dir, '.git', 'shallow'), `${baseSha}\n`);
+    const git = gitClient(dir);
+    await git.raw(['update-ref', `refs/heads/${branch}`, baseSha]);
+    await git.raw(['reset', '--quiet', '--hard', baseSha]);
   }
 
   /** The commit a fetched branch of the mirror points at, or undefined when the forge has no such branch. */
@@ -246,11 +280,12 @@ export class WorkspaceManager {
     return out.split('\0').filter(Boolean).sort();
   }
 
-  async diff(dir: string, baseSha: string): Promise<string> {
+  /** The worktree against `baseSha`; `binary` gives binary files as applicable patches, not "Binary files differ". */
+  async diff(dir: string, baseSha: string, options: { binary?: boolean } = {}): Promise<string> {
     await refuseNestedGitData(dir);
     const git = gitClient(dir);
     await git.raw(['add', '--all', '--intent-to-add']);
-    return git.raw(['diff', '--no-color', '--no-ext-diff', baseSha]);
+    return git.raw(['diff', '--no-color', '--no-ext-diff', ...(options.binary ? ['--binary'] : []), baseSha]);
   }
 
   /** Commits everything in the worktree; returns the new head sha, or undefined when nothing changed. */
@@ -353,6 +388,12 @@ export class WorkspaceManager {
     const dir = this.worktreeDir(opId);
     const mirror = this.mirrorDir(repo);
     await this.#mutex.run(mirror, async () => {
+      // A repository of its own (`baseOnly`) is no worktree of the mirror: it is not pooled.
+      const ownRepository = statSync(path.join(dir, '.git'), { throwIfNoEntry: false })?.isDirectory() ?? false;
+      if (ownRepository) {
+        await rm(dir, { recursive: true, force: true });
+        return;
+      }
       // A worktree holding nested git data is not reused: `clean` keeps a `.git` inside a tracked directory.
       if (
         existsSync(mirror) &&

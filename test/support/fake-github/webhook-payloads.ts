@@ -55,6 +55,8 @@ interface PayloadPull {
   head: { ref: string; sha: string };
   base: { ref: string; sha: string };
   author: string;
+  updatedAt: string;
+  mergedAt: string | null;
 }
 
 export function userJson(login: string, type: 'User' | 'Bot' = 'User'): JsonObject {
@@ -89,6 +91,8 @@ export function pullRequestJson(repo: PayloadRepo, pr: PayloadPull, mergedBy?: s
     draft: pr.draft,
     merged: pr.merged,
     merge_commit_sha: pr.mergeCommitSha,
+    merged_at: pr.mergedAt,
+    updated_at: pr.updatedAt,
     merged_by: mergedBy ? userJson(mergedBy) : null,
     user: userJson(pr.author, pr.author.endsWith('[bot]') ? 'Bot' : 'User'),
     html_url: `${repo.webUrl}/${full}/pull/${pr.number}`,

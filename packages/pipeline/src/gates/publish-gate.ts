@@ -1,4 +1,5 @@
 import type { Operation } from '@pullwright/core';
+import { EVAL_CHANGE_ARTIFACT } from '@pullwright/queue';
 import { type PublishableChange, type PublishFinding, scanPublishableChange } from '@pullwright/security';
 import { listPushContent } from '@pullwright/workspace';
 import { StopOperation } from '../frame/stop-operation.ts';
@@ -15,12 +16,9 @@ function describe(f: PublishFinding): string {
 /**
  * The publish gate: nothing a job wrote reaches the forge except through here. In order:
  * the commit (local); a remote branch that holds only commits we made (never overwrite a
- * push); the secret scan of exactly what the push will send — every new commit's message,
- * every blob its trees add (binary files and `-diff` files included, encoded and split
- * secrets decoded and joined), the branch name, the PR's title and body — failing closed; the
- * operation's budget; the fencing tokens of every changed file's lock; the push, without
- * force, with a fresh token. The forge's answers are retried while it is unavailable
- * (withForgeRetries). Returns the new head.
+ * push); the gate every change passes (`passGate`: the secret scan of exactly what the push
+ * will send, the budget, the lock fencing); the push, without force, with a fresh token. The
+ * forge's answers are retried while it is unavailable (withForgeRetries). Returns the new head.
  */
 export async function publishChange(
   ctx: WorkContext,
@@ -28,7 +26,7 @@ export async function publishChange(
 ): Promise<string> {
   const { deps } = ctx;
   const { workspace } = deps;
-  const { ws, startSha, branch, budget } = workOf(ctx);
+  const { ws, startSha, branch } = workOf(ctx);
 
   await workspace.commitAll(ws.dir, publish.message, { ...publish.trailers, ...coAuthorTrailer(ctx) });
   const headSha = await workspace.headSha(ws.dir);
@@ -43,10 +41,65 @@ export async function publishChange(
       `branch ${branch} on the forge has commits this operation did not make (${remoteSha.slice(0, 12)}); not overwriting them`,
     );
   }
+  await passGate(ctx, headSha, remoteSha ? [startSha, remoteSha] : [startSha], publish.texts);
+  if (remoteSha !== headSha)
+    await withForgeRetries(ctx, `pushing ${branch}`, async (attempt) => {
+      // A push whose answer was lost may have landed: then there is nothing left to do.
+      if (attempt > 1 && (await workspace.remoteBranchSha(ws.dir, branch, auth)) === headSha) return;
+      await workspace.push(ws.dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: remoteSha ?? '' });
+    });
+  ctx.op = await deps.store.patch(
+    ctx.opId,
+    { headSha },
+    { type: 'step', data: { step: 'push', branch, headSha, job: ctx.kind } },
+  );
+  return headSha;
+}
 
+/**
+ * An evaluation attempt's end of the publish gate (see @pullwright/eval): the same commit,
+ * secret scan of what a push would send, budget and lock fencing as `publishChange`, then the
+ * change is kept as the operation's `EVAL_CHANGE_ARTIFACT` (a binary-safe diff against the
+ * base) for grading instead of being pushed. Its worktree holds the base alone and has no
+ * remote: there is nowhere else it could go. Returns the new head.
+ */
+export async function recordChange(
+  ctx: WorkContext,
+  publish: { message: string; trailers: Record<string, string> },
+): Promise<string> {
+  const { deps } = ctx;
+  const { workspace } = deps;
+  const { ws, startSha, baseSha } = workOf(ctx);
+  await workspace.commitAll(ws.dir, publish.message, publish.trailers);
+  const headSha = await workspace.headSha(ws.dir);
+  await passGate(ctx, headSha, [startSha]);
+  await deps.artifacts.put(ctx.opId, EVAL_CHANGE_ARTIFACT, await workspace.diff(ws.dir, baseSha, { binary: true }));
+  ctx.op = await deps.store.patch(
+    ctx.opId,
+    { headSha },
+    { type: 'step', data: { step: 'record', headSha, job: ctx.kind } },
+  );
+  return headSha;
+}
+
+/**
+ * What every change passes before it may leave the worktree: the secret scan of exactly what
+ * a push of `headSha` would send over `since` — every new commit's message, every blob its
+ * trees add (binary files and `-diff` files included, encoded and split secrets decoded and
+ * joined), the branch name, the PR's texts — failing closed; the operation's budget; the
+ * fencing tokens of every changed file's lock.
+ */
+async function passGate(
+  ctx: WorkContext,
+  headSha: string,
+  since: string[],
+  texts?: PublishableChange['texts'],
+): Promise<void> {
+  const { deps } = ctx;
+  const { ws, startSha, branch, budget } = workOf(ctx);
   let findings: PublishFinding[];
   try {
-    const content = await listPushContent(ws.dir, headSha, remoteSha ? [startSha, remoteSha] : [startSha]);
+    const content = await listPushContent(ws.dir, headSha, since);
     // A nested repository is refused like a protected path, whoever committed it.
     if (content.gitlinks.length > 0)
       throw new StopOperation(
@@ -57,7 +110,7 @@ export async function publishChange(
       branch,
       commits: content.commits,
       files: content.files,
-      ...(publish.texts ? { texts: publish.texts } : {}),
+      ...(texts ? { texts } : {}),
     });
   } catch (err) {
     if (err instanceof StopOperation) throw err;
@@ -84,20 +137,7 @@ export async function publishChange(
   }
   const over = budget.overspent();
   if (over) throw new StopOperation('failed', `budget exhausted: ${over}`);
-  await ctx.locks.fence(await workspace.changedFiles(ws.dir, startSha));
-
-  if (remoteSha !== headSha)
-    await withForgeRetries(ctx, `pushing ${branch}`, async (attempt) => {
-      // A push whose answer was lost may have landed: then there is nothing left to do.
-      if (attempt > 1 && (await workspace.remoteBranchSha(ws.dir, branch, auth)) === headSha) return;
-      await workspace.push(ws.dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: remoteSha ?? '' });
-    });
-  ctx.op = await deps.store.patch(
-    ctx.opId,
-    { headSha },
-    { type: 'step', data: { step: 'push', branch, headSha, job: ctx.kind } },
-  );
-  return headSha;
+  await ctx.locks.fence(await deps.workspace.changedFiles(ws.dir, startSha));
 }
 
 /**

@@ -2,7 +2,7 @@ import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import type { JobDefinition, Step } from '../frame/job-frame.ts';
 import { runJob } from '../frame/job-frame.ts';
 import { withForgeRetries } from '../gates/forge-retries.ts';
-import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
+import { publishChange, pullRequestBodyFor, recordChange } from '../gates/publish-gate.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { openedNote, pullRequestBody } from '../pull-request-body.ts';
 import { redGreenEvidence } from '../red-green.ts';
@@ -100,6 +100,24 @@ const publishStep: Step<WorkContext> = {
   },
 };
 
+/**
+ * record: an evaluation attempt's end (see @pullwright/eval). The change passes the same gate
+ * as a push and is kept for grading; the operation ends `evaluated`. No PR, no push: the
+ * attempt's worktree holds its base alone and has no remote.
+ */
+const recordStep: Step<WorkContext> = {
+  name: 'record',
+  async run(ctx) {
+    const op = ctx.op;
+    const headSha = await recordChange(ctx, {
+      message: `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`,
+      trailers: { 'Pullwright-Operation': op.id },
+    });
+    ctx.op = await ctx.deps.store.transition(ctx.opId, 'evaluated', {}, { headSha });
+    return { headSha, files: ctx.op.filesChanged.length };
+  },
+};
+
 /** Other open branches touching the same files; entries of finished operations are dropped on the way. */
 async function liveOverlaps(deps: PipelineDeps, repo: string, files: string[], branch: string) {
   const live = [];
@@ -143,6 +161,18 @@ export const RUN_JOB: JobDefinition<WorkContext> = {
   release: releaseWork,
 };
 
-export function runOperation(opId: string, deps: PipelineDeps): Promise<Operation> {
-  return runJob(RUN_JOB, opId, deps);
+/**
+ * The `run` job of an evaluation attempt (the operation's `eval` field): the same claim, steps,
+ * gates, budget and ending as a run, but its last step records the change instead of
+ * publishing it, and its worktree is built from the base commit alone (see the prepare step).
+ */
+const EVAL_RUN_JOB: JobDefinition<WorkContext> = {
+  ...RUN_JOB,
+  steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, recordStep],
+};
+
+/** A `run` job: the operation's own field decides which definition runs, never the job's payload. */
+export async function runOperation(opId: string, deps: PipelineDeps): Promise<Operation> {
+  const op = await deps.store.get(opId);
+  return runJob(op.eval ? EVAL_RUN_JOB : RUN_JOB, opId, deps);
 }

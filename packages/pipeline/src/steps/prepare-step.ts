@@ -25,6 +25,13 @@ export const prepareStep: Step<WorkContext> = {
     const { deps } = ctx;
     const { workspace, forge } = deps;
     const repo = ctx.op.repo;
+    // An evaluation attempt's worktree holds its base alone, but the worker's disk holds the
+    // mirror and its later history: code the model writes must not run where it can read it.
+    if (ctx.op.eval && !deps.runner.sandboxed)
+      throw new StopOperation(
+        'failed',
+        'an evaluation attempt needs the sandbox: under SANDBOX=none the code it runs could read the history that followed its base; set SANDBOX=bubblewrap or docker',
+      );
     // A token of this job's own (GitHub: scoped to this repository), revoked when the job ends.
     const auth = await forge.gitAuth(repo, ctx.tokenHolder);
     const cloneUrl = forge.cloneUrl(repo);
@@ -59,6 +66,7 @@ export const prepareStep: Step<WorkContext> = {
       branch,
       fetch: false,
       baseSha,
+      ...(ctx.op.eval ? { baseOnly: true } : {}),
       ...(auth ? { auth } : {}),
     });
     let startSha = baseSha;
