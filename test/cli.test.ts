@@ -150,7 +150,7 @@ describe('pullwright CLI', () => {
   it('a worker configured for bubblewrap without bwrap on PATH exits non-zero naming the reason and the fix', () => {
     // PATH holds node and the other sandbox tools, but no bwrap.
     const bin = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-path-'));
-    for (const tool of [process.execPath, '/usr/bin/prlimit', '/usr/bin/unshare', '/usr/bin/bash']) {
+    for (const tool of [process.execPath, '/usr/bin/prlimit', '/usr/bin/choom', '/usr/bin/unshare', '/usr/bin/bash']) {
       symlinkSync(tool, path.join(bin, path.basename(tool)));
     }
     const data = mkdtempSync(path.join(os.tmpdir(), 'pw-cli-data-'));

@@ -25,6 +25,7 @@ async function shippedSources(dir: string): Promise<string[]> {
 const PROCESS_STARTERS = new Set([
   'packages/security/src/run-git.ts', // the one git entry point
   'packages/sandbox/src/process-runner.ts', // repository commands (sandboxed by its subclasses)
+  'packages/sandbox/src/long-running-command.ts', // a sandboxed MCP server over stdio (bubblewrap's start)
   'packages/sandbox/src/bubblewrap-runner.ts', // `bwrap --help`, once
   'packages/sandbox/src/pid-namespace.ts', // `unshare --help`, once
   'packages/sandbox/src/leftover-processes.ts', // `ps` for the leak check
