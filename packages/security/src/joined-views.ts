@@ -1,0 +1,194 @@
+/**
+ * Views of a text in which a credential split into pieces reads whole again, each with the
+ * way back to the original offsets (so a finding keeps its line). Every view is at most a
+ * small multiple of the text's size: the scan stays linear.
+ */
+
+/**
+ * A derived text, and for each of its parts where it came from in its parent (or the
+ * original): [viewOffset, parentOffset], ascending.
+ */
+export interface TextView {
+  text: string;
+  map: Array<[number, number]>;
+  parent?: TextView;
+}
+
+/** The original offset of `offset` in a view. */
+export function originalOffset(view: TextView, offset: number): number {
+  const local = parentOffset(view, offset);
+  return view.parent ? originalOffset(view.parent, local) : local;
+}
+
+function parentOffset(view: TextView, offset: number): number {
+  let lo = 0;
+  let hi = view.map.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (view.map[mid]![0] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  const [from, to] = view.map[lo]!;
+  return to + (offset - from);
+}
+
+/** `text` (or a view's text) with the matches of `pattern` removed. */
+export function withoutMatches(source: string | TextView, pattern: RegExp): TextView {
+  const text = typeof source === 'string' ? source : source.text;
+  const parent = typeof source === 'string' ? {} : { parent: source };
+  const parts: string[] = [];
+  const map: Array<[number, number]> = [[0, 0]];
+  let cursor = 0;
+  let length = 0;
+  for (const m of text.matchAll(pattern)) {
+    parts.push(text.slice(cursor, m.index));
+    length += m.index - cursor;
+    cursor = m.index + m[0].length;
+    map.push([length, cursor]);
+  }
+  if (map.length === 1) return { text, map, ...parent };
+  parts.push(text.slice(cursor));
+  return { text: parts.join(''), map, ...parent };
+}
+
+/**
+ * A string literal's closing quote, glue, and the next literal's opening quote, on one line or
+ * over a line break: `"ghp_ab" + "cd…"`, `"ab"⏎ "cd"` (Python, C), PHP's `.`, VB's `&`, Lua's
+ * `..`, a `+` at the start of the next line.
+ */
+export const CONCATENATION =
+  /(["'`])(?=[ \t+.&\r\n])[ \t]*(?:\+|\.\.?|&)?[ \t]*(?:\r?\n[ \t]*(?:\+|\.\.?|&)?[ \t]*)?\1/g;
+
+/** A backslash-newline continuation inside a string or a shell line. */
+export const CONTINUATION = /\\\r?\n[ \t]*/g;
+
+/**
+ * A token hard-wrapped over lines (YAML block scalars, wrapped base64, a key continued on the
+ * next comment line): the line break, with the next line's indentation and comment marker
+ * (`//`, `#`, `--`, `;`, ` * `, `%`, `'`, `REM`), between two token characters.
+ */
+export const WRAP =
+  /(?<=[A-Za-z0-9_\-+/=.])[ \t]*\r?\n[ \t]*(?:(?:\/\/+|#+|--+|;+|\*+|%+|'|[Rr][Ee][Mm](?= ))[ \t]*)?(?=[A-Za-z0-9_\-+/=])/g;
+
+/** Characters a credential (or its base64/hex/percent encoding) is made of. */
+const TOKEN_PIECE = /^[A-Za-z0-9_\-+/=.~%:]+$/;
+/**
+ * Two or more lower-case words joined by `-`, `_` or `.` (`gitlab-runner-token`,
+ * `api_version`): a name, never part of a random token, so it ends a run of pieces (a
+ * prefix literal next to a rule id in a table is not a token).
+ */
+const NAME_PIECE = /^[a-z]{2,}(?:[-_.][a-z]{2,})+$/;
+/** Pieces joined per window by default: enough for a key split in three or four. */
+const MAX_PIECES = 4;
+/** A joined window longer than this is no single credential (the longest provider tokens are ~250 characters). */
+const MAX_JOINED = 400;
+
+export interface Piece {
+  at: number;
+  text: string;
+}
+
+/**
+ * Within each group, every run of up to MAX_PIECES consecutive pieces joined, one per line,
+ * each line mapped to its first piece: a key split into neighbouring string literals
+ * (`a = "ghp_ab"; b = "cd…"`) or words (`ghp_ab cd…`) reads whole on one of the lines. Only
+ * pieces made of token characters take part.
+ */
+export function joinedPieces(groups: ReadonlyArray<readonly Piece[]>, maxPieces = MAX_PIECES): TextView {
+  const lines: string[] = [];
+  const map: Array<[number, number]> = [];
+  let length = 0;
+  for (const pieces of groups) {
+    const usable = pieces.map(
+      (p) => p.text.length > 0 && p.text.length <= MAX_JOINED && TOKEN_PIECE.test(p.text) && !NAME_PIECE.test(p.text),
+    );
+    for (let i = 0; i + 1 < pieces.length; i++) {
+      if (!usable[i]) continue;
+      let joined = pieces[i]!.text;
+      for (let k = i + 1; k < Math.min(pieces.length, i + maxPieces) && usable[k]; k++) {
+        joined += pieces[k]!.text;
+        if (joined.length > MAX_JOINED) break;
+        // A breakpoint per piece, so an offset anywhere in the line maps into its own piece.
+        let at = length;
+        for (let j = i; j <= k; j++) {
+          map.push([at, pieces[j]!.at]);
+          at += pieces[j]!.text.length;
+        }
+        lines.push(joined);
+        length += joined.length + 1;
+      }
+    }
+  }
+  return { text: lines.join('\n'), map: map.length > 0 ? map : [[0, 0]] };
+}
+
+/**
+ * A quoted string literal's content (no escapes, no line breaks), up to MAX_JOINED
+ * characters; a template literal without substitutions (the literals inside `${…}` are read
+ * on their own).
+ */
+const STRING_LITERAL = /"([^"\\\n]{1,400})"|'([^'\\\n]{1,400})'|`([^`\\\n$]{1,400})`/g;
+/** How far apart two literals may be and still be read as one value (two declarations in a row). */
+const MAX_LITERAL_GAP = 160;
+
+/**
+ * The string literals of a source text, grouped into neighbours: a key split over two
+ * variables with neutral names (`const a = "ghp_ab"; const b = "cd…";`) or an array
+ * (`["ghp_ab", "cd…"].join("")`) is read joined.
+ */
+export function literalPieces(text: string): Piece[][] {
+  const groups: Piece[][] = [];
+  let group: Piece[] = [];
+  let end = -1;
+  for (const m of text.matchAll(STRING_LITERAL)) {
+    const content = m[1] ?? m[2] ?? m[3] ?? '';
+    if (end >= 0 && m.index - end > MAX_LITERAL_GAP) {
+      if (group.length > 1) groups.push(group);
+      group = [];
+    }
+    group.push({ at: m.index + 1, text: content });
+    end = m.index + m[0].length;
+  }
+  if (group.length > 1) groups.push(group);
+  return groups;
+}
+
+/** A line's indentation and comment marker (`//`, `#`, `--`, `;`, ` * `, `%`, `'`, `REM`), then its content. */
+const LINE = /^[ \t]*(?:(?:\/\/+|#+|--+|;+|\*+|%+|'|[Rr][Ee][Mm](?= ))[ \t]*)?(.*?)[ \t\r]*$/gm;
+
+/**
+ * Lines made of token characters only, without their indentation and comment marker: a
+ * key hard-wrapped over lines (`// ghp_ab⏎// cd…`, a block scalar) reads whole when its
+ * lines are joined, and the line after it (`run();`) stays out.
+ */
+export function linePieces(text: string): Piece[] {
+  const pieces: Piece[] = [];
+  for (const m of text.matchAll(LINE)) {
+    const content = m[1] ?? '';
+    pieces.push({ at: m.index + m[0].indexOf(content), text: content });
+  }
+  return pieces;
+}
+
+/**
+ * What separates words a key may have been cut between in prose or structured text: any
+ * run of characters no credential is made of (spaces, line breaks, quotes, commas,
+ * brackets), so a split key inside a JSON string reads joined too.
+ */
+export const WORD_GAP = /[^A-Za-z0-9_\-+/=.~%:]+/;
+
+/** Words of prose (commit messages, PR text, comments) or segments of a path, with their offsets. */
+export function splitPieces(text: string, separator: RegExp): Piece[] {
+  const pieces: Piece[] = [];
+  let at = 0;
+  for (const part of text.split(separator)) {
+    const start = text.indexOf(part, at);
+    // Quotes, brackets and sentence punctuation around a word are not part of a token.
+    const trimmed = part.replace(/^[("'`<[{]+/, '');
+    const lead = part.length - trimmed.length;
+    const word = trimmed.replace(/[)"'`>\]},;!?]+$|[.:]+$/, '');
+    pieces.push({ at: start + lead, text: word });
+    at = start + part.length;
+  }
+  return pieces;
+}
