@@ -9,4 +9,5 @@ export {
 export * from './github-private-key.ts';
 export * from './import-repository.ts';
 export * from './local-forge.ts';
+export { scannedForge } from './scanned-forge.ts';
 export * from './traced-forge.ts';

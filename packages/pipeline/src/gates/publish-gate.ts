@@ -1,22 +1,23 @@
 import type { Operation } from '@pullwright/core';
-import { type PublishableChange, type PublishFinding, scanPublishableChange } from '@pullwright/security';
+import {
+  describeOutboundFinding,
+  type OutboundFinding,
+  type PublishableChange,
+  scanPublishableChange,
+} from '@pullwright/security';
 import { listPushContent } from '@pullwright/workspace';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { publishedPullRequestBody } from '../pull-request-body.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
-
-/** A finding as people see it: rule, channel, place and at most the first 4 characters. */
-function describe(f: PublishFinding): string {
-  const where = f.channel === 'file' || f.channel === 'path' ? f.where : `${f.channel} ${f.where}`;
-  return `${f.ruleId} in ${where}${f.line ? `:${f.line}` : ''}${f.preview ? ` (${f.preview})` : ''}${f.via ? ` [${f.via}]` : ''}`;
-}
 
 /**
  * The publish gate: nothing a job wrote reaches the forge except through here. In order:
  * the commit (local); a remote branch that holds only commits we made (never overwrite a
  * push); the secret scan of exactly what the push will send — every new commit's message,
  * every blob its trees add (binary files and `-diff` files included, encoded and split
- * secrets decoded and joined), the branch name, the PR's title and body — failing closed; the
+ * secrets decoded and joined), the branch name, the PR's title and body — failing closed (a
+ * secret a changed file already held on the start commit is recorded as pre-existing and
+ * does not block); the
  * operation's budget; the fencing tokens of every changed file's lock; the push, without
  * force, with a fresh token. Returns the new head.
  */
@@ -40,7 +41,7 @@ export async function publishChange(
     );
   }
 
-  let findings: PublishFinding[];
+  let findings: OutboundFinding[];
   try {
     const content = await listPushContent(ws.dir, headSha, remoteSha ? [startSha, remoteSha] : [startSha]);
     findings = scanPublishableChange(deps.scanner, {
@@ -61,14 +62,23 @@ export async function publishChange(
         line: f.line,
         preview: f.preview,
         channel: f.channel,
+        ...(f.preExisting ? { preExisting: true } : {}),
       })),
     },
-    { type: 'step', data: { step: 'secret_scan', findings: findings.length } },
+    {
+      type: 'step',
+      data: {
+        step: 'secret_scan',
+        findings: findings.filter((f) => !f.preExisting).length,
+        preExisting: findings.filter((f) => f.preExisting).length,
+      },
+    },
   );
-  if (findings.length > 0) {
+  const added = findings.filter((f) => !f.preExisting);
+  if (added.length > 0) {
     throw new StopOperation(
       'failed',
-      `commit blocked: the change adds ${findings.length} secret(s): ${findings.map(describe).join('; ')}`,
+      `commit blocked: the change adds ${added.length} secret(s): ${added.map(describeOutboundFinding).join('; ')}`,
     );
   }
   const over = budget.overspent();
