@@ -213,6 +213,9 @@ keyed('confluent-secret-key', 'confluent', 'CONFLUENT_API_SECRET', r(ALNUM, 64))
 keyed('contentful-delivery-api-token', 'contentful', 'CONTENTFUL_ACCESS_TOKEN', r(URLSAFE, 43));
 bare('contentful-personal-access-token', 'contentful', 'CFPAT-', r(URLSAFE, 43));
 bare('databricks-api-token', 'databricks', 'dapi', r(HEX, 32));
+keyed('cloudant-credential', 'ibm', 'CLOUDANT_PASSWORD', r(HEX, 64));
+keyed('ibm-cos-hmac-secret', 'ibm', 'COS_HMAC_SECRET_ACCESS_KEY', r(HEX, 48));
+keyed('softlayer-api-key', 'ibm', 'SOFTLAYER_API_KEY', r(HEX, 64));
 keyed('datadog-access-token', 'datadog', 'DD_API_KEY', r(HEX, 32));
 bare('defined-networking-api-token', 'defined-networking', 'dnkey-', (p) => `${p(LOWER_NUM, 26)}-${p(LOWER_NUM, 52)}`);
 bare('digitalocean-pat', 'digitalocean', 'dop_v1_', r(HEX, 64));
@@ -224,6 +227,7 @@ keyed(
   'DISCORD_BOT_TOKEN',
   (p) => `M${p(ALNUM, 23)}.${p(URLSAFE, 6)}.${p(URLSAFE, 27)}`,
 );
+bare('discord-bot-token', 'discord', 'M', (p) => `${p(ALNUM, 23)}.${p(URLSAFE, 6)}.${p(URLSAFE, 27)}`);
 bare('doppler-api-token', 'doppler', 'dp.st.', r(ALNUM, 43));
 keyed('droneci-access-token', 'droneci', 'DRONE_TOKEN', r(ALNUM, 32));
 keyed('dropbox-api-token', 'dropbox', 'DROPBOX_APP_SECRET', r(LOWER_NUM, 15));
@@ -232,6 +236,15 @@ bare('dropbox-long-lived-api-token', 'dropbox', '', (p) => `${p(ALNUM, 11)}AAAAA
 bare('duffel-api-token', 'duffel', 'duffel_test_', r(URLSAFE, 43));
 bare('dynatrace-api-token', 'dynatrace', 'dt0c01.', (p) => `${p(UPPER_NUM, 24)}.${p(UPPER_NUM, 64)}`);
 bare('easypost-api-token', 'easypost', 'EZAK', r(ALNUM, 54));
+structural(
+  'jenkins-encrypted-secret',
+  'jenkins',
+  (p) => `AQAAABAAAAAQ${p(B64, 64)}`,
+  (s) =>
+    `<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n  <secret>{${s}}</secret>\n</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>`,
+  'credentials.xml',
+);
+bare('tailscale-key', 'tailscale', 'tskey-api-', (p) => `${p(ALNUM, 7)}CNTRL-${p(ALNUM, 24)}`);
 bare('easypost-test-api-token', 'easypost', 'EZTK', r(ALNUM, 54));
 keyed('etsy-access-token', 'etsy', 'ETSY_API_KEY', r(LOWER_NUM, 24));
 bare('facebook-access-token', 'facebook', 'EAAC', r(ALNUM, 150));
@@ -416,7 +429,12 @@ bare('slack-bot-token', 'slack', 'xoxb-', (p) => `${p(DIGITS, 12)}-${p(DIGITS, 1
 bare('slack-user-token', 'slack', 'xoxp-', (p) => `${p(DIGITS, 12)}-${p(DIGITS, 12)}-${p(DIGITS, 13)}-${p(HEX, 32)}`);
 bare('slack-config-access-token', 'slack', 'xoxe.xoxp-1-', r(UPPER_NUM, 164));
 bare('slack-config-refresh-token', 'slack', 'xoxe-1-', r(UPPER_NUM, 146));
-bare('slack-legacy-workspace-token', 'slack', 'xoxa-2-', r(ALNUM, 40));
+bare(
+  'slack-legacy-workspace-token',
+  'slack',
+  'xoxa-2-',
+  (p) => `${p(DIGITS, 9)}-${p(DIGITS, 11)}-${p(DIGITS, 13)}-${p(HEX, 32)}`,
+);
 bare('slack-legacy-token', 'slack', 'xoxs-', (p) => `${p(DIGITS, 10)}-${p(DIGITS, 11)}-${p(DIGITS, 12)}-${p(HEX, 64)}`);
 bare('slack-app-token', 'slack', 'xapp-1-', (p) => `A${p(UPPER_NUM, 10)}-${p(DIGITS, 13)}-${p(HEX, 64)}`);
 bare(
@@ -465,6 +483,13 @@ structural(
   r(ALNUM, 32),
   (s) => `<appSettings>\n  <add key="PaymentsApiKey" value="${s}" />\n</appSettings>`,
   'Web.config',
+);
+structural(
+  'generic-xml-secret-element',
+  'generic',
+  r(ALNUM, 32),
+  (s) => `<deploy>\n  <endpoint>https://deploy.internal</endpoint>\n  <apiToken>${s}</apiToken>\n</deploy>`,
+  'deploy.xml',
 );
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;

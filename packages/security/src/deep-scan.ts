@@ -5,13 +5,13 @@ import {
   CONCATENATION,
   CONTINUATION,
   joinedPieces,
+  lineBlocks,
   linePieces,
   literalPieces,
   originalOffset,
   splitPieces,
   type TextView,
   WORD_GAP,
-  WRAP,
   withoutMatches,
 } from './joined-views.ts';
 import { lineIndex } from './line-index.ts';
@@ -67,6 +67,8 @@ type Span = [number, number];
 const MAX_DEPTH = 2;
 /** Lines joined per window: a 100-character key hard-wrapped at 12 characters spans 9 lines. */
 const MAX_LINES = 12;
+/** Around a join, how far an encoded run is looked for (the longest credential's base64 is ~600 characters). */
+const JOIN_REACH = 800;
 
 /**
  * Everything a publish can carry in one piece of content, scanned: the text as it is (a
@@ -160,9 +162,13 @@ function detectInText(
   for (const s of all.spans(text, file)) add(s.ruleId, [s.start, s.end], text.slice(s.start, s.end), base);
 
   /** Encoded runs of a view, decoded and scanned with every rule (nested up to MAX_DEPTH). */
-  const walkDecoded = (layer: string, span: (from: number, to: number) => Span, depth: number): void => {
+  const decoded = new Set<string>();
+  const walkDecoded = (layer: string, span: (from: number, to: number) => Span, depth: number, base = 0): void => {
     for (const run of decodedRuns(layer)) {
-      const where = span(run.at, run.at + run.run.length);
+      // A view repeats most of the text's runs: each is decoded once.
+      if (depth === 1 && decoded.has(run.run)) continue;
+      if (depth === 1) decoded.add(run.run);
+      const where = span(base + run.at, base + run.at + run.run.length);
       // A key whose PEM armour a text rule already reported on this line is one finding, not two.
       if (run.key && !seenLines.has(`private-key\0${lines.lineOf(where[0])}`)) {
         add(DER_PRIVATE_KEY_RULE, where, run.run, run.via);
@@ -174,24 +180,44 @@ function detectInText(
   };
   walkDecoded(text, (from, to) => [from, to], 1);
 
-  /** A view scanned (with `rules`) and its encoded runs decoded; findings mapped back to `text`. */
-  const scanView = (view: TextView, rules: SecretScanner, viewFile: string): void => {
+  /**
+   * A view scanned with `rules` (none: not scanned) and its encoded runs decoded — all of
+   * them, or (`near-joins`) only around the places pieces were joined, since elsewhere the
+   * view is the text itself; findings mapped back to `text`.
+   */
+  const scanView = (
+    view: TextView,
+    rules: SecretScanner | undefined,
+    viewFile: string,
+    decode: 'all' | 'near-joins',
+  ): void => {
     if (view.text === '' || view.text === (view.parent ?? { text }).text) return;
     const span = (from: number, to: number): Span => [originalOffset(view, from), originalOffset(view, to - 1) + 1];
-    for (const s of rules.spans(view.text, viewFile)) {
+    for (const s of rules?.spans(view.text, viewFile) ?? []) {
       add(s.ruleId, span(s.start, s.end), view.text.slice(s.start, s.end), 'joined');
     }
-    walkDecoded(view.text, span, 1);
+    if (decode === 'all') {
+      walkDecoded(view.text, span, 1);
+      return;
+    }
+    let to = -1;
+    for (const [at] of view.map.slice(1)) {
+      if (at < to) continue;
+      const from = Math.max(0, at - JOIN_REACH);
+      to = Math.min(view.text.length, at + JOIN_REACH);
+      walkDecoded(view.text.slice(from, to), span, 1, from);
+    }
   };
 
   // `"ghp_ab" + "cd…"` and backslash continuations: an assignment stays an assignment, so
   // every rule runs on this view.
   const concatenated = withoutMatches(text, CONCATENATION);
   const continued = withoutMatches(concatenated, CONTINUATION);
-  scanView(continued.text === concatenated.text ? concatenated : continued, all, file);
-  // Wrapped encodings decode whole in the wrapped view; wrapped tokens read whole in line windows.
-  scanView(withoutMatches(continued, WRAP), specific, file);
-  scanView(joinedPieces([linePieces(text)], MAX_LINES), specific, '');
-  scanView(joinedPieces(literalPieces(text)), specific, '');
-  if (options.words) scanView(joinedPieces([splitPieces(text, options.words)]), specific, '');
+  scanView(continued.text === concatenated.text ? concatenated : continued, all, file, 'near-joins');
+  // Tokens hard-wrapped over lines read whole in line windows; wrapped blobs decode whole in blocks.
+  const lined = linePieces(text);
+  scanView(joinedPieces([lined], MAX_LINES), specific, '', 'near-joins');
+  scanView(lineBlocks(lined), undefined, '', 'all');
+  scanView(joinedPieces(literalPieces(text)), specific, '', 'all');
+  if (options.words) scanView(joinedPieces([splitPieces(text, options.words)]), specific, '', 'all');
 }

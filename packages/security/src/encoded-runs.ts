@@ -86,8 +86,10 @@ export function decodedRuns(text: string): DecodedRun[] {
   };
   for (const m of text.matchAll(HEX_RUN)) decode(m.index, m[0], 'hex', Buffer.from(m[0], 'hex'));
   for (const m of text.matchAll(BASE64_RUN)) {
-    // A hex run is also a base64 run; its base64 reading is noise.
-    if (/^[0-9a-fA-F]+$/.test(m[0])) continue;
+    // A hex run is also a base64 run; its base64 reading is noise. Encoded data has digits,
+    // upper and lower case (24 random base64 characters lack one of them < 1 % of the time);
+    // identifiers and paths (`getDefaultCompilerOptions`, `node_modules/typescript`) lack one.
+    if (!/\d/.test(m[0]) || !/[A-Z]/.test(m[0]) || !/[a-z]/.test(m[0]) || /^[0-9a-fA-F]+$/.test(m[0])) continue;
     const urlSafe = /[_-]/.test(m[0]);
     // Node's decoder stops at the first invalid character instead of failing: an embedded run
     // (`…;base64,AAAA`) decodes as far as it is base64.

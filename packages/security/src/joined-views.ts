@@ -62,14 +62,6 @@ export const CONCATENATION =
 /** A backslash-newline continuation inside a string or a shell line. */
 export const CONTINUATION = /\\\r?\n[ \t]*/g;
 
-/**
- * A token hard-wrapped over lines (YAML block scalars, wrapped base64, a key continued on the
- * next comment line): the line break, with the next line's indentation and comment marker
- * (`//`, `#`, `--`, `;`, ` * `, `%`, `'`, `REM`), between two token characters.
- */
-export const WRAP =
-  /(?<=[A-Za-z0-9_\-+/=.])[ \t]*\r?\n[ \t]*(?:(?:\/\/+|#+|--+|;+|\*+|%+|'|[Rr][Ee][Mm](?= ))[ \t]*)?(?=[A-Za-z0-9_\-+/=])/g;
-
 /** Characters a credential (or its base64/hex/percent encoding) is made of. */
 const TOKEN_PIECE = /^[A-Za-z0-9_\-+/=.~%:]+$/;
 /**
@@ -86,6 +78,8 @@ const MAX_JOINED = 400;
 export interface Piece {
   at: number;
   text: string;
+  /** False: the piece may start a run but not continue one (a line's last word before a wrapped value). */
+  continues?: boolean;
 }
 
 /**
@@ -105,7 +99,11 @@ export function joinedPieces(groups: ReadonlyArray<readonly Piece[]>, maxPieces 
     for (let i = 0; i + 1 < pieces.length; i++) {
       if (!usable[i]) continue;
       let joined = pieces[i]!.text;
-      for (let k = i + 1; k < Math.min(pieces.length, i + maxPieces) && usable[k]; k++) {
+      for (
+        let k = i + 1;
+        k < Math.min(pieces.length, i + maxPieces) && usable[k] && pieces[k]!.continues !== false;
+        k++
+      ) {
         joined += pieces[k]!.text;
         if (joined.length > MAX_JOINED) break;
         // A breakpoint per piece, so an offset anywhere in the line maps into its own piece.
@@ -153,21 +151,79 @@ export function literalPieces(text: string): Piece[][] {
   return groups;
 }
 
-/** A line's indentation and comment marker (`//`, `#`, `--`, `;`, ` * `, `%`, `'`, `REM`), then its content. */
-const LINE = /^[ \t]*(?:(?:\/\/+|#+|--+|;+|\*+|%+|'|[Rr][Ee][Mm](?= ))[ \t]*)?(.*?)[ \t\r]*$/gm;
+const isTokenChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 97 && c <= 122) ||
+  c === 95 ||
+  c === 45 ||
+  c === 43 ||
+  c === 47 ||
+  c === 61 ||
+  c === 46;
+/** A comment marker at the start of a line's content: `//`, `#`, `--`, `;`, `*`, `%`, `'`, `REM `. */
+const COMMENT_MARKER = /^(?:\/\/+|#+|--+|;+|\*+|%+|'|[Rr][Ee][Mm](?= ))[ \t]*/;
 
 /**
- * Lines made of token characters only, without their indentation and comment marker: a
- * key hard-wrapped over lines (`// ghp_ab⏎// cd…`, a block scalar) reads whole when its
- * lines are joined, and the line after it (`run();`) stays out.
+ * Each line's last run of token characters (after its indentation and comment marker), and
+ * whether that run is the whole line: a key hard-wrapped over lines (`// ghp_ab⏎// cd…`, a
+ * block scalar, `token: ghp_ab⏎  cd…`) reads whole when the runs are joined; a run can
+ * start on a line with other text before it, but only whole lines continue it, so the line
+ * after the key (`run();`) stays out. One pass, no regex per line.
  */
 export function linePieces(text: string): Piece[] {
   const pieces: Piece[] = [];
-  for (const m of text.matchAll(LINE)) {
-    const content = m[1] ?? '';
-    pieces.push({ at: m.index + m[0].indexOf(content), text: content });
+  let start = 0;
+  while (start <= text.length) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    let last = end;
+    while (
+      last > start &&
+      (text.charCodeAt(last - 1) === 32 || text.charCodeAt(last - 1) === 9 || text.charCodeAt(last - 1) === 13)
+    )
+      last--;
+    let first = start;
+    while (first < last && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first++;
+    const marker = COMMENT_MARKER.exec(text.slice(first, Math.min(last, first + 8)));
+    if (marker) first += marker[0].length;
+    let run = last;
+    while (run > first && isTokenChar(text.charCodeAt(run - 1))) run--;
+    pieces.push({ at: run, text: text.slice(run, last), continues: run === first });
+    if (nl < 0) break;
+    start = nl + 1;
   }
   return pieces;
+}
+
+/**
+ * Runs of whole token lines (two or more), each joined whole on a line of its own, with the
+ * line before them when it ends in token characters: a base64 or hex blob wrapped at any
+ * width decodes as one.
+ */
+export function lineBlocks(pieces: readonly Piece[]): TextView {
+  const lines: string[] = [];
+  const map: Array<[number, number]> = [];
+  let length = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    let k = i + 1;
+    while (k < pieces.length && pieces[k]!.continues !== false && pieces[k]!.text !== '') k++;
+    if (k - i >= 2 && pieces[i]!.text !== '') {
+      let at = length;
+      for (let j = i; j < k; j++) {
+        map.push([at, pieces[j]!.at]);
+        at += pieces[j]!.text.length;
+      }
+      const block = pieces
+        .slice(i, k)
+        .map((p) => p.text)
+        .join('');
+      lines.push(block);
+      length += block.length + 1;
+      i = k - 1;
+    }
+  }
+  return { text: lines.join('\n'), map: map.length > 0 ? map : [[0, 0]] };
 }
 
 /**
