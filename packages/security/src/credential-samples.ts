@@ -181,6 +181,7 @@ bare('aws-access-token', 'aws', 'AKIA', r(UPPER_NUM, 16));
 keyed('aws-secret-access-key', 'aws', 'AWS_SECRET_ACCESS_KEY', r(B64, 40));
 bare('aws-bedrock-api-key', 'aws', 'ABSKQmVkcm9ja0FQSUtleS', r(B64, 120));
 bare('aws-bedrock-short-term-api-key', 'aws', 'bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t', r(B64, 200));
+bare('aws-appsync-api-key', 'aws', 'da2-', r(LOWER_NUM, 26));
 bare('azure-ad-client-secret', 'azure', '', (p) => `${p(ALNUM, 3)}${p(DIGITS, 1)}Q~${p(`${ALNUM}_~.-`, 34)}`);
 structural(
   'azure-sas-token',
@@ -196,6 +197,7 @@ structural(
   (s) =>
     `AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=appdata;AccountKey=${s};EndpointSuffix=core.windows.net"`,
 );
+keyed('azure-openai-api-key', 'azure', 'AZURE_OPENAI_API_KEY', r(HEX, 32));
 keyed('beamer-api-token', 'beamer', 'BEAMER_API_KEY', (p) => `b_${p(`${LOWER_NUM}=_-`, 44)}`);
 bare('bitbucket-app-password', 'bitbucket', 'ATBB', r(ALNUM, 28));
 keyed('bitbucket-client-secret', 'bitbucket', 'BITBUCKET_CLIENT_SECRET', r(ALNUM, 64));
@@ -228,6 +230,12 @@ keyed(
   (p) => `M${p(ALNUM, 23)}.${p(URLSAFE, 6)}.${p(URLSAFE, 27)}`,
 );
 bare('discord-bot-token', 'discord', 'M', (p) => `${p(ALNUM, 23)}.${p(URLSAFE, 6)}.${p(URLSAFE, 27)}`);
+structural(
+  'discord-webhook-url',
+  'discord',
+  (p) => p(URLSAFE, 68),
+  (s) => `DISCORD_WEBHOOK=https://discord.com/api/webhooks/${'1'.repeat(18)}/${s}`,
+);
 bare('doppler-api-token', 'doppler', 'dp.st.', r(ALNUM, 43));
 keyed('droneci-access-token', 'droneci', 'DRONE_TOKEN', r(ALNUM, 32));
 keyed('dropbox-api-token', 'dropbox', 'DROPBOX_APP_SECRET', r(LOWER_NUM, 15));
@@ -274,6 +282,7 @@ samples.push({ ruleId: 'github-oauth', family: 'github', prefix: 'gho_', secret:
 samples.push({ ruleId: 'github-app-token', family: 'github', prefix: 'ghs_', secret: checksummed('ghs_') });
 samples.push({ ruleId: 'github-refresh-token', family: 'github', prefix: 'ghr_', secret: checksummed('ghr_') });
 bare('gitlab-pat', 'gitlab', 'glpat-', r(URLSAFE, 20));
+keyed('gitlab-legacy-pat', 'gitlab', 'GITLAB_TOKEN', r(ALNUM, 20));
 bare('gitlab-pipeline-trigger-token', 'gitlab', 'glptt-', r(HEX, 40));
 bare('gitlab-runner-token', 'gitlab', 'glrt-', r(URLSAFE, 20));
 bare('gitlab-deploy-token', 'gitlab', 'gldt-', r(URLSAFE, 20));
@@ -368,6 +377,13 @@ bare(
   'https://',
   (p) => `${p(LOWER, 8)}.webhook.office.com/webhookb2/${uuid(p)}@${uuid(p)}/IncomingWebhook/${p(HEX, 32)}/${uuid(p)}`,
 );
+structural(
+  'microsoft-teams-workflow-webhook',
+  'microsoft-teams',
+  (p) => p(URLSAFE, 43),
+  (s) =>
+    `TEAMS_WEBHOOK=https://default${'0'.repeat(6)}.62.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/${'1'.repeat(6)}/triggers/manual/paths/invoke?api-version=1&sv=1.0&sig=${s}`,
+);
 bare('netlify-personal-access-token', 'netlify', 'nfp_', r(ALNUM, 36));
 keyed('netlify-access-token', 'netlify', 'NETLIFY_AUTH_TOKEN', r(URLSAFE, 43));
 bare('new-relic-user-api-key', 'new-relic', 'NRAK-', r(UPPER_NUM, 27));
@@ -452,9 +468,11 @@ bare('square-access-token', 'square', 'EAAA', r(URLSAFE, 60));
 bare('square-secret', 'square', 'sq0csp-', r(URLSAFE, 43));
 keyed('squarespace-access-token', 'squarespace', 'SQUARESPACE_API_KEY', uuid);
 bare('stripe-access-token', 'stripe', 'sk_live_', r(ALNUM, 24));
+bare('stripe-payment-intent-client-secret', 'stripe', 'pi_', (p) => `${p(ALNUM, 24)}_secret_${p(ALNUM, 25)}`);
 bare('stripe-webhook-secret', 'stripe', 'whsec_', r(ALNUM, 32));
 keyed('sumologic-access-token', 'sumologic', 'SUMO_ACCESS_KEY', r(ALNUM, 64));
 bare('telegram-bot-api-token', 'telegram', '', (p) => `${p('123456789', 1)}${p(DIGITS, 9)}:AA${p(URLSAFE, 33)}`);
+keyed('telegram-bot-token-assigned', 'telegram', 'TELEGRAM_BOT_TOKEN', (p) => `${p(DIGITS, 9)}:${p(ALNUM, 35)}`);
 keyed('travisci-access-token', 'travisci', 'TRAVIS_API_TOKEN', r(ALNUM, 22));
 bare('twilio-api-key', 'twilio', 'SK', r(HEX, 32));
 keyed('twilio-auth-token', 'twilio', 'TWILIO_AUTH_TOKEN', r(HEX, 32));

@@ -72,8 +72,9 @@ const truePositives: Array<[string, string, string, string]> = (() => {
   add(
     'slack',
     'slack-webhook-url',
-    (s) => `url: "https://${s}"`,
-    `hooks.slack.com/services/T${rand(UPPER_NUM, 8)}/B${rand(UPPER_NUM, 10)}/${rand(ALNUM, 24)}`,
+    // The secret is the URL's last segment; the team and channel ids before it are not.
+    (s) => `url: "https://hooks.slack.com/services/T${rand(UPPER_NUM, 8)}/B${rand(UPPER_NUM, 10)}/${s}"`,
+    rand(ALNUM, 24),
   );
   add('stripe', 'stripe-access-token', (s) => `Stripe(${JSON.stringify(s)})`, `sk_live_${rand(ALNUM, 24)}`);
   add('stripe', 'stripe-access-token', (s) => `STRIPE_KEY=${s}`, `rk_test_${rand(ALNUM, 30)}`);
