@@ -19,8 +19,7 @@ const FixtureLine = z.object({
   origin: z.string(),
 });
 export type SecretFixture = z.infer<typeof FixtureLine>;
-export type FixtureSource = SecretFixture['source'];
-export const FIXTURE_SOURCES: readonly FixtureSource[] = FixtureLine.shape.source.options;
+export const FIXTURE_SOURCES: readonly SecretFixture['source'][] = FixtureLine.shape.source.options;
 
 /** The corpus, or undefined when `../shared` is not there (a checkout outside the workspace, CI). */
 export function loadSecretFixtures(file = SECRET_FIXTURES): SecretFixture[] | undefined {

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 export type ContentReading = 'strings' | 'utf16' | 'gzip';
 
 /** One text a file's bytes hold, and how it was read. */
-export interface ContentText {
+interface ContentText {
   text: string;
   via?: ContentReading;
   /**
@@ -56,7 +56,7 @@ export function printableStrings(bytes: Uint8Array): string {
 }
 
 /** A NUL in the first 8000 bytes marks a binary file, as git decides it. */
-export function isBinary(bytes: Uint8Array): boolean {
+function isBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8000).includes(0);
 }
 

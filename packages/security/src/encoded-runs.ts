@@ -5,7 +5,7 @@ import { type DerKeyKind, derPrivateKeyKind } from './der-private-key.ts';
 export type RunEncoding = 'base64' | 'hex' | 'url';
 
 /** A run of `text` that decodes to text (or to a private key), and where it starts. */
-export interface DecodedRun {
+interface DecodedRun {
   at: number;
   run: string;
   via: RunEncoding;

@@ -75,7 +75,7 @@ const MAX_PIECES = 4;
 /** A joined window longer than this is no single credential (the longest provider tokens are ~250 characters). */
 const MAX_JOINED = 400;
 
-export interface Piece {
+interface Piece {
   at: number;
   text: string;
   /** False: the piece may start a run but not continue one (a line's last word before a wrapped value). */
