@@ -119,7 +119,7 @@ describe('deepScan', () => {
     const token = githubToken();
     const prose = `Use ${token.slice(0, 9)} ${token.slice(9, 20)} ${token.slice(20)} to log in.`;
     expect(deepScan(scanner, prose, '')).toEqual([]);
-    expect(deepScan(scanner, prose, '', { words: /[ \t]+/ })).toEqual([
+    expect(deepScan(scanner, prose, '', { words: 'prose' })).toEqual([
       { ruleId: 'github-pat', line: 1, preview: 'ghp_…', via: 'joined' },
     ]);
   });

@@ -11,7 +11,7 @@ import {
   originalOffset,
   splitPieces,
   type TextView,
-  WORD_GAP,
+  type WordSplit,
   withoutMatches,
 } from './joined-views.ts';
 import { lineIndex } from './line-index.ts';
@@ -53,11 +53,11 @@ export interface DeepDetection extends DeepFinding {
 
 export interface DeepScanOptions {
   /**
-   * How the content splits into words that a key may have been cut between: prose
-   * (commit messages, PR text, comments) by spaces, a path by `/`. Each run of up to four
-   * neighbouring words is also read joined.
+   * The content is prose (commit messages, PR text, comments, Slack) or a branch or path,
+   * whose words a key may have been cut between: each run of up to four neighbouring words
+   * is also read joined.
    */
-  words?: RegExp;
+  words?: WordSplit;
 }
 
 /** [start, end) in the scanned text. */
@@ -113,12 +113,13 @@ export function deepDetect(
  * shapes, so no piece of a split key is left in a log line or message.
  */
 export function splitSecretSpans(scanner: SecretScanner, text: string): SecretSpan[] {
-  const view = joinedPieces([splitPieces(text, WORD_GAP)]);
+  const specific = scanner.specific();
+  const view = joinedPieces([splitPieces(text, 'prose')], undefined, (t) => specific.keywordRanges(t));
   if (view.text === '') return [];
   // A longer window re-reads the same key with the next word glued on (a variable-length
   // format accepts it): per start, the shortest window that matches is the key.
   const shortest = new Map<string, SecretSpan>();
-  for (const s of scanner.specific().spans(view.text, '')) {
+  for (const s of specific.spans(view.text, '')) {
     const span = { ruleId: s.ruleId, start: originalOffset(view, s.start), end: originalOffset(view, s.end - 1) + 1 };
     const key = `${s.ruleId}\0${span.start}`;
     const known = shortest.get(key);
@@ -216,8 +217,10 @@ function detectInText(
   scanView(continued.text === concatenated.text ? concatenated : continued, all, file, 'near-joins');
   // Tokens hard-wrapped over lines read whole in line windows; wrapped blobs decode whole in blocks.
   const lined = linePieces(text);
-  scanView(joinedPieces([lined], MAX_LINES), specific, '', 'near-joins');
+  const keywords = (t: string): Array<[number, number]> => specific.keywordRanges(t);
+  scanView(joinedPieces([lined], MAX_LINES, keywords), specific, '', 'near-joins');
   scanView(lineBlocks(lined), undefined, '', 'all');
+  // Literals and words are also joined to decode (base64 split over two variables): every window.
   scanView(joinedPieces(literalPieces(text)), specific, '', 'all');
   if (options.words) scanView(joinedPieces([splitPieces(text, options.words)]), specific, '', 'all');
 }

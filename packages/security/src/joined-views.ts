@@ -86,24 +86,32 @@ interface Piece {
  * Within each group, every run of up to MAX_PIECES consecutive pieces joined, one per line,
  * each line mapped to its first piece: a key split into neighbouring string literals
  * (`a = "ghp_ab"; b = "cd…"`) or words (`ghp_ab cd…`) reads whole on one of the lines. Only
- * pieces made of token characters take part.
+ * pieces made of token characters take part, and with `keywordRanges` only windows that can
+ * hold a rule's keyword (one that holds none cannot match: skipping it keeps prose cheap).
  */
-export function joinedPieces(groups: ReadonlyArray<readonly Piece[]>, maxPieces = MAX_PIECES): TextView {
+export function joinedPieces(
+  groups: ReadonlyArray<readonly Piece[]>,
+  maxPieces = MAX_PIECES,
+  keywordRanges?: (text: string) => Array<[number, number]>,
+): TextView {
   const lines: string[] = [];
   const map: Array<[number, number]> = [];
   let length = 0;
   for (const pieces of groups) {
-    const usable = pieces.map(
-      (p) => p.text.length > 0 && p.text.length <= MAX_JOINED && TOKEN_PIECE.test(p.text) && !NAME_PIECE.test(p.text),
-    );
+    const worth = worthReading(pieces, maxPieces, keywordRanges);
+    // Decided once per piece, and only for pieces a window can use.
+    const usable: Array<boolean | undefined> = [];
+    const usableAt = (at: number): boolean => {
+      const p = pieces[at]!;
+      usable[at] ??=
+        p.text.length > 0 && p.text.length <= MAX_JOINED && TOKEN_PIECE.test(p.text) && !NAME_PIECE.test(p.text);
+      return usable[at];
+    };
     for (let i = 0; i + 1 < pieces.length; i++) {
-      if (!usable[i]) continue;
+      if (!worth[i] || !usableAt(i)) continue;
       let joined = pieces[i]!.text;
-      for (
-        let k = i + 1;
-        k < Math.min(pieces.length, i + maxPieces) && usable[k] && pieces[k]!.continues !== false;
-        k++
-      ) {
+      for (let k = i + 1; k < Math.min(pieces.length, i + maxPieces); k++) {
+        if (pieces[k]!.continues === false || !usableAt(k)) break;
         joined += pieces[k]!.text;
         if (joined.length > MAX_JOINED) break;
         // A breakpoint per piece, so an offset anywhere in the line maps into its own piece.
@@ -118,6 +126,32 @@ export function joinedPieces(groups: ReadonlyArray<readonly Piece[]>, maxPieces 
     }
   }
   return { text: lines.join('\n'), map: map.length > 0 ? map : [[0, 0]] };
+}
+
+/**
+ * For each piece, whether a window starting there can hold a keyword: one pass of the
+ * prefilter over all pieces joined (a keyword split between two pieces is found there too),
+ * then every piece up to `maxPieces - 1` before a keyword's last piece may start a window that
+ * reaches it. Without `keywordRanges`, every piece may.
+ */
+function worthReading(
+  pieces: readonly Piece[],
+  maxPieces: number,
+  keywordRanges: ((text: string) => Array<[number, number]>) | undefined,
+): boolean[] {
+  if (!keywordRanges) return pieces.map(() => true);
+  const ends: number[] = [];
+  let length = 0;
+  for (const p of pieces) ends.push((length += p.text.length));
+  const worth = pieces.map(() => false);
+  let piece = 0;
+  for (const [start, end] of keywordRanges(pieces.map((p) => p.text).join('')).sort((a, b) => a[0] - b[0])) {
+    while (piece < pieces.length && ends[piece]! <= start) piece++;
+    let last = piece;
+    while (last < pieces.length - 1 && ends[last]! < end) last++;
+    for (let i = Math.max(0, last - maxPieces + 1); i <= piece; i++) worth[i] = true;
+  }
+  return worth;
 }
 
 /**
@@ -226,25 +260,36 @@ export function lineBlocks(pieces: readonly Piece[]): TextView {
   return { text: lines.join('\n'), map: map.length > 0 ? map : [[0, 0]] };
 }
 
-/**
- * What separates words a key may have been cut between in prose or structured text: any
- * run of characters no credential is made of (spaces, line breaks, quotes, commas,
- * brackets), so a split key inside a JSON string reads joined too.
- */
-export const WORD_GAP = /[^A-Za-z0-9_\-+/=.~%:]+/;
+/** How a text splits into the words a key may have been cut between. */
+export type WordSplit = 'prose' | 'path';
 
-/** Words of prose (commit messages, PR text, comments) or segments of a path, with their offsets. */
-export function splitPieces(text: string, separator: RegExp): Piece[] {
+const PROSE_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~%:')
+  PROSE_CHAR[c.charCodeAt(0)] = 1;
+const PATH_CHAR = PROSE_CHAR.slice();
+PATH_CHAR['/'.charCodeAt(0)] = 0;
+
+/**
+ * The words of a text with their offsets: in prose (commit messages, PR text, comments, Slack)
+ * the runs of characters a credential is made of, so spaces, line breaks, quotes, commas and
+ * brackets all separate words (a key split inside a JSON string reads joined too); in a
+ * branch or path, also `/`. A word's trailing `.` and `:` (sentence punctuation) are dropped.
+ * One pass over the text, no regex: the Redactor runs this on every log line.
+ */
+export function splitPieces(text: string, split: WordSplit): Piece[] {
+  const inWord = split === 'path' ? PATH_CHAR : PROSE_CHAR;
   const pieces: Piece[] = [];
-  let at = 0;
-  for (const part of text.split(separator)) {
-    const start = text.indexOf(part, at);
-    // Quotes, brackets and sentence punctuation around a word are not part of a token.
-    const trimmed = part.replace(/^[("'`<[{]+/, '');
-    const lead = part.length - trimmed.length;
-    const word = trimmed.replace(/[)"'`>\]},;!?]+$|[.:]+$/, '');
-    pieces.push({ at: start + lead, text: word });
-    at = start + part.length;
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    if (c < 128 && inWord[c] === 1) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      let end = i;
+      while (end > start && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 58)) end--;
+      if (end > start) pieces.push({ at: start, text: text.slice(start, end) });
+      start = -1;
+    }
   }
   return pieces;
 }

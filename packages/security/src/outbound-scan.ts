@@ -1,6 +1,6 @@
 import { PullwrightError } from '@pullwright/core';
 import { type DeepDetection, deepDetect, type SecretEncoding } from './deep-scan.ts';
-import { WORD_GAP } from './joined-views.ts';
+import type { WordSplit } from './joined-views.ts';
 import { Redactor } from './redactor.ts';
 import { isSecretFileName, SECRET_FILE_RULE } from './secret-file-name.ts';
 import { SecretScanFailedError, type SecretScanner } from './secret-scanner.ts';
@@ -49,17 +49,17 @@ export interface OutboundFinding {
 }
 
 /** Prose is read with words joined (a key split by a space); a branch or path with segments joined. */
-const WORDS: Partial<Record<OutboundChannel, RegExp>> = {
-  path: /[\s/]+/,
-  branch: /[\s/]+/,
-  'commit-message': WORD_GAP,
-  'pr-title': WORD_GAP,
-  'pr-body': WORD_GAP,
-  'review-reply': WORD_GAP,
-  'tracking-comment': WORD_GAP,
-  'issue-comment': WORD_GAP,
-  'merge-message': WORD_GAP,
-  slack: WORD_GAP,
+const WORDS: Partial<Record<OutboundChannel, WordSplit>> = {
+  path: 'path',
+  branch: 'path',
+  'commit-message': 'prose',
+  'pr-title': 'prose',
+  'pr-body': 'prose',
+  'review-reply': 'prose',
+  'tracking-comment': 'prose',
+  'issue-comment': 'prose',
+  'merge-message': 'prose',
+  slack: 'prose',
 };
 
 /** Masks the raw credential shapes in `where` that a finding did not already account for. */
@@ -82,9 +82,9 @@ const key = (d: DeepDetection): string => `${d.ruleId}\0${d.secret}`;
  * piece of it.
  */
 function shownWhere(scanner: SecretScanner, where: string): string {
-  const holds = (text: string, words?: RegExp): boolean =>
+  const holds = (text: string, words?: WordSplit): boolean =>
     deepDetect(scanner, text, '', words ? { words } : {}).length > 0;
-  if (!holds(where, /\//)) return redactorOf(scanner).redact(where);
+  if (!holds(where, 'path')) return redactorOf(scanner).redact(where);
   return where
     .split('/')
     .map((s) => {
