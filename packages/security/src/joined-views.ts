@@ -142,7 +142,10 @@ function worthReading(
   if (!keywordRanges) return pieces.map(() => true);
   const ends: number[] = [];
   let length = 0;
-  for (const p of pieces) ends.push((length += p.text.length));
+  for (const p of pieces) {
+    length += p.text.length;
+    ends.push(length);
+  }
   const worth = pieces.map(() => false);
   let piece = 0;
   for (const [start, end] of keywordRanges(pieces.map((p) => p.text).join('')).sort((a, b) => a[0] - b[0])) {
