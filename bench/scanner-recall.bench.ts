@@ -15,6 +15,7 @@
  * placeholder, as a variable reference, its prefix alone, and a set of everyday near misses
  * (documented example keys, digests, UUIDs, truncated tokens, code that names a secret).
  */
+import path from 'node:path';
 import { DEFAULT_RULES, deepScan, SecretScanner } from '@pullwright/security';
 import {
   ALNUM,
@@ -175,7 +176,14 @@ function countFixture(t: Tally, f: SecretFixture, flagged: boolean): void {
 function sharedCorpus(scanner: SecretScanner, smoke: boolean): BenchResult[] {
   const all = loadSecretFixtures();
   if (!all) {
-    return [{ name: `shared corpus: skipped, ${SECRET_FIXTURES} is not there`, value: 0, unit: 'cases' }];
+    const where = path.relative(process.cwd(), SECRET_FIXTURES);
+    return [
+      {
+        name: `shared corpus: skipped, ${where} is not there (it lives beside the repository)`,
+        value: 0,
+        unit: 'cases',
+      },
+    ];
   }
   // Smoke: every eighth case, still every source.
   const cases = smoke ? all.filter((_, i) => i % 8 === 0) : all;
