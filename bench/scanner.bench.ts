@@ -6,6 +6,10 @@
  * Corpus: real source from node_modules (typescript's lib .d.ts files, bullmq's dist, …),
  * ~10 MB, files over 2 MB skipped so one bundled file does not dominate. Smoke: ~1 MB.
  *
+ * The deep scan (what the publish gate and the CLI run: decoded runs, joined pieces, UTF-16,
+ * gzip) is timed against the same naive pass: its ratio is the one the ≥ 20× target is about
+ * for a publish.
+ *
  * The keyword prefilter pass is also timed alone: it is the floor of the scanner's cost
  * (one pass over every character), so naive ÷ prefilter is the best ratio any
  * prefilter-then-regex design reaches with this rule set on this corpus. The naive pass
@@ -140,12 +144,12 @@ export default async function scannerBench(opts: { smoke: boolean }) {
   if (found !== planted) throw new Error(`scanDiff found ${found} of ${planted} planted tokens`);
   const diffMs = timeIt(() => scanner.scanDiff(diff), opts.smoke ? 3 : 10, opts.smoke ? 200 : 1000);
 
-  // What the publish gate and the CLI add on top: decoded runs, joined lines (same corpus).
+  // What the publish gate and the CLI run: decoded runs, joined pieces (same corpus).
   const deepMs = timeIt(
     () => {
       for (const { file, text } of corpus) deepScan(scanner, text, file);
     },
-    1,
+    opts.smoke ? 1 : 3,
     0,
   );
 
@@ -173,7 +177,15 @@ export default async function scannerBench(opts: { smoke: boolean }) {
       ratio: Number(prefilterRatio.toFixed(1)),
     },
     {
-      name: 'deep scan of the corpus (decoded runs, joined lines)',
+      name: 'deep scan (publish gate, CLI) vs the naive pass',
+      value: Number((mb / (deepMs / 1000)).toFixed(1)),
+      unit: 'MB/s',
+      baseline: Number((mb / (naiveMs / 1000)).toFixed(2)),
+      ratio: Number((naiveMs / deepMs).toFixed(1)),
+      target: '>= 20x the naive every-rule-on-every-line pass',
+    },
+    {
+      name: 'deep scan time vs the prefilter scan',
       value: Number(deepMs.toFixed(1)),
       unit: 'ms',
       baseline: Number(scanMs.toFixed(1)),

@@ -10,6 +10,7 @@ import { waitForStatus } from './support/wait-for-status.ts';
 // Each shaped like the real thing, so pattern rules as well as exact-value masking are exercised.
 const REPO_TOKEN = sampleSecret('github-pat', 10); // in a file the repo's test prints
 const MODEL_TOKEN = sampleSecret('github-pat', 11); // in the model's output
+const CHECK_TOKEN = sampleSecret('github-pat', 12); // in a file the repo's test writes
 const SERVICE_SECRET = 'planted-service-secret-4f9a8b7c6d5e'; // in the worker's configuration
 const ENV_SECRET = 'planted-env-secret-0a1b2c3d4e5f6a7b'; // in the worker's process environment
 const PLANTED = [REPO_TOKEN, MODEL_TOKEN, SERVICE_SECRET, ENV_SECRET];
@@ -113,7 +114,7 @@ describe('secrets never leave the worker', () => {
     ]);
     sys = await startTestSystem({ env: { REPLAY_FILE: replay } });
     const repo = await createSampleRepo(sys.runtime.localForge!, 'acme/generated', {
-      'test/generate.test.js': `import { writeFileSync } from 'node:fs';\nimport { test } from 'node:test';\ntest('writes a report', () => { writeFileSync('report.txt', 'token=' + 'ghp_' + 'GENERATEDgenerated0123456789abcdefgh' + '\\n'); });\n`,
+      'test/generate.test.js': `import { writeFileSync } from 'node:fs';\nimport { test } from 'node:test';\ntest('writes a report', () => { writeFileSync('report.txt', 'token=' + ${JSON.stringify(CHECK_TOKEN.slice(0, 4))} + ${JSON.stringify(CHECK_TOKEN.slice(4))} + '\\n'); });\n`,
     });
     const res = await sys.request('POST', '/v1/operations', {
       type: 'debug',

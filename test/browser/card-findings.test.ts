@@ -24,6 +24,14 @@ describe('the secret scan card', () => {
     ]);
   });
 
+  it('says which findings were already on the base and did not block', () => {
+    const el = renderFindings([{ ruleId: 'github-pat', file: 'src/legacy.js', line: 2, preExisting: true }], {
+      status: 'awaiting_approval',
+      pullRequest: PR,
+    });
+    expect(el.querySelector('li')?.textContent).toBe('github-pat src/legacy.js:2 (already on the base; did not block)');
+  });
+
   it('reads as clean only once the scan ran on an opened PR', () => {
     const clean = renderFindings([], { status: 'awaiting_approval', pullRequest: PR });
     expect(clean.textContent).toBe('No findings: the diff passed the secret scan.');

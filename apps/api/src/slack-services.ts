@@ -25,6 +25,7 @@ export type SlackRuntime = Pick<
   | 'keys'
   | 'config'
   | 'logger'
+  | 'scanner'
   | 'redactor'
 >;
 
@@ -61,6 +62,7 @@ export function createSlackServices(rt: SlackRuntime): SlackServices | undefined
       botToken: slack.botToken,
       apiUrl: slack.apiUrl,
       redactor: rt.redactor,
+      scanner: rt.scanner,
       logger: rt.logger.child({ component: 'slack' }),
     }),
     messages: new SlackMessages(rt.config.publicUrl),

@@ -14,6 +14,7 @@ import { h } from './dom.js';
  * @property {string} [kind]
  * @property {string} [message]
  * @property {string} [description]
+ * @property {boolean} [preExisting] already on the base commit at that path: shown, it did not block
  */
 
 /** @param {Finding | string} f */
@@ -26,6 +27,7 @@ function finding(f) {
     h('strong', {}, String(f.rule ?? f.ruleId ?? f.kind ?? 'finding')),
     where ? h('code', {}, ` ${where}`) : null,
     f.message || f.description ? h('span', {}, ` — ${f.message ?? f.description}`) : null,
+    f.preExisting ? h('span', { class: 'muted' }, ' (already on the base; did not block)') : null,
   );
 }
 

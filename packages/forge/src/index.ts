@@ -8,4 +8,5 @@ export {
 } from './github-installation-tokens.ts';
 export * from './import-repository.ts';
 export * from './local-forge.ts';
+export { scannedForge } from './scanned-forge.ts';
 export * from './traced-forge.ts';

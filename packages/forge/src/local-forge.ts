@@ -124,6 +124,11 @@ export class LocalForge implements Forge {
     return `${this.options.keyPrefix}:forge:{${repo}}:tracking:${number}`;
   }
 
+  /** Replies in review threads and comments on the PR's conversation, in the order they were posted. */
+  #commentsKey(repo: string, number: number): string {
+    return `${this.options.keyPrefix}:forge:{${repo}}:comments:${number}`;
+  }
+
   #headIndexKey(repo: string): string {
     return `${this.options.keyPrefix}:forge:{${repo}}:open-by-head`;
   }
@@ -257,7 +262,10 @@ export class LocalForge implements Forge {
     return [];
   }
 
-  async replyToReviewComment(): Promise<void> {}
+  /** Kept beside the PR, as a review thread would show it, so what was answered can be read back. */
+  async replyToReviewComment(repo: string, number: number, commentId: number, body: string): Promise<void> {
+    await this.options.redis.rpush(this.#commentsKey(repo, number), JSON.stringify({ inReplyTo: commentId, body }));
+  }
 
   /** Local repositories have no issues, reactions or CI: work starts from the API, Slack or the dashboard. */
   async botLogin(): Promise<undefined> {
@@ -266,7 +274,15 @@ export class LocalForge implements Forge {
 
   async addReaction(): Promise<void> {}
 
-  async commentOnIssue(): Promise<void> {}
+  async commentOnIssue(repo: string, number: number, body: string): Promise<void> {
+    await this.options.redis.rpush(this.#commentsKey(repo, number), JSON.stringify({ body }));
+  }
+
+  /** What `replyToReviewComment` and `commentOnIssue` posted on a PR (or issue), oldest first. */
+  async comments(repo: string, number: number): Promise<Array<{ inReplyTo?: number; body: string }>> {
+    const raw = await this.options.redis.lrange(this.#commentsKey(repo, number), 0, -1);
+    return raw.map((r) => JSON.parse(r) as { inReplyTo?: number; body: string });
+  }
 
   async listCheckRuns(): Promise<CheckRun[]> {
     return [];

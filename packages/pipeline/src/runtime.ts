@@ -14,7 +14,7 @@ import {
   PullwrightError,
   readGitHubPrivateKey,
 } from '@pullwright/core';
-import { type Forge, GitHubForge, LocalForge, tracedForge } from '@pullwright/forge';
+import { type Forge, GitHubForge, LocalForge, scannedForge, tracedForge } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import {
@@ -193,8 +193,11 @@ export async function createRuntime(
   const localForge = githubForge
     ? undefined
     : new LocalForge({ root: config.forgeDir, redis, keyPrefix: config.redisPrefix, webUrl: config.publicUrl });
-  // Every forge call an operation makes gets a trace span (no-op without OTEL_EXPORTER_OTLP_ENDPOINT).
-  const forge: Forge = tracedForge(githubForge ?? localForge!);
+  // Every text written to the forge passes the outbound secret scan; every forge call an
+  // operation makes gets a trace span (no-op without OTEL_EXPORTER_OTLP_ENDPOINT).
+  const forge: Forge = tracedForge(
+    scannedForge(githubForge ?? localForge!, scanner, logger.child({ forge: 'outbound' })),
+  );
   const approvalPolicy = new ApprovalPolicy(
     { store, events, queue, forge, logger, budget: config.budget },
     service,

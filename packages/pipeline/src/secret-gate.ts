@@ -1,36 +1,28 @@
 import { PullwrightError } from '@pullwright/core';
-import type { SecretFinding, SecretScanner } from '@pullwright/security';
+import { describeOutboundFinding, type OutboundFinding, type SecretScanner, scanOutbound } from '@pullwright/security';
 
-/** A finding as people see it: rule, place and at most the first 4 characters. */
-export function describeFinding(f: SecretFinding): string {
-  return `${f.ruleId} in ${f.file}:${f.line} (${f.preview})`;
-}
-
-export class SecretFoundError extends PullwrightError<{ findings: SecretFinding[] }> {
-  constructor(message: string, findings: SecretFinding[]) {
+export class SecretFoundError extends PullwrightError<{ findings: OutboundFinding[] }> {
+  constructor(message: string, findings: OutboundFinding[]) {
     super('secret_found', message, { findings });
   }
 }
 
-const key = (f: SecretFinding) => `${f.ruleId}\u0000${f.preview}`;
-
 /**
- * Refuses a write that adds a secret: findings in the new content that the old content did
- * not have (a fixture the file already held is not the model's doing). The model sees the
- * rule and line, never the value.
+ * Refuses a write that adds a secret, read the way the publish will read it (encoded runs
+ * decoded, split pieces joined): findings in the new content that the old content did not
+ * have (a fixture the file already held is not the model's doing). The model sees the rule
+ * and line, never the value.
  */
 export function checkWrite(scanner: SecretScanner, rel: string, before: string | undefined, after: string): void {
-  const seen = new Map<string, number>();
-  for (const f of before === undefined ? [] : scanner.scanText(before, rel))
-    seen.set(key(f), (seen.get(key(f)) ?? 0) + 1);
-  const added = scanner.scanText(after, rel).filter((f) => {
-    const n = seen.get(key(f)) ?? 0;
-    if (n > 0) seen.set(key(f), n - 1);
-    return n === 0;
-  });
+  const added = scanOutbound(scanner, {
+    channel: 'file',
+    where: rel,
+    content: after,
+    ...(before === undefined ? {} : { before }),
+  }).filter((f) => !f.preExisting);
   if (added.length > 0) {
     throw new SecretFoundError(
-      `write refused: it would add a secret (${added.map(describeFinding).join('; ')}). Use an environment variable or a placeholder instead.`,
+      `write refused: it would add a secret (${added.map(describeOutboundFinding).join('; ')}). Use an environment variable or a placeholder instead.`,
       added,
     );
   }

@@ -181,6 +181,7 @@ bare('aws-access-token', 'aws', 'AKIA', r(UPPER_NUM, 16));
 keyed('aws-secret-access-key', 'aws', 'AWS_SECRET_ACCESS_KEY', r(B64, 40));
 bare('aws-bedrock-api-key', 'aws', 'ABSKQmVkcm9ja0FQSUtleS', r(B64, 120));
 bare('aws-bedrock-short-term-api-key', 'aws', 'bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t', r(B64, 200));
+bare('aws-appsync-api-key', 'aws', 'da2-', r(LOWER_NUM, 26));
 bare('azure-ad-client-secret', 'azure', '', (p) => `${p(ALNUM, 3)}${p(DIGITS, 1)}Q~${p(`${ALNUM}_~.-`, 34)}`);
 structural(
   'azure-sas-token',
@@ -196,6 +197,7 @@ structural(
   (s) =>
     `AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=appdata;AccountKey=${s};EndpointSuffix=core.windows.net"`,
 );
+keyed('azure-openai-api-key', 'azure', 'AZURE_OPENAI_API_KEY', r(HEX, 32));
 keyed('beamer-api-token', 'beamer', 'BEAMER_API_KEY', (p) => `b_${p(`${LOWER_NUM}=_-`, 44)}`);
 bare('bitbucket-app-password', 'bitbucket', 'ATBB', r(ALNUM, 28));
 keyed('bitbucket-client-secret', 'bitbucket', 'BITBUCKET_CLIENT_SECRET', r(ALNUM, 64));
@@ -213,6 +215,9 @@ keyed('confluent-secret-key', 'confluent', 'CONFLUENT_API_SECRET', r(ALNUM, 64))
 keyed('contentful-delivery-api-token', 'contentful', 'CONTENTFUL_ACCESS_TOKEN', r(URLSAFE, 43));
 bare('contentful-personal-access-token', 'contentful', 'CFPAT-', r(URLSAFE, 43));
 bare('databricks-api-token', 'databricks', 'dapi', r(HEX, 32));
+keyed('cloudant-credential', 'ibm', 'CLOUDANT_PASSWORD', r(HEX, 64));
+keyed('ibm-cos-hmac-secret', 'ibm', 'COS_HMAC_SECRET_ACCESS_KEY', r(HEX, 48));
+keyed('softlayer-api-key', 'ibm', 'SOFTLAYER_API_KEY', r(HEX, 64));
 keyed('datadog-access-token', 'datadog', 'DD_API_KEY', r(HEX, 32));
 bare('defined-networking-api-token', 'defined-networking', 'dnkey-', (p) => `${p(LOWER_NUM, 26)}-${p(LOWER_NUM, 52)}`);
 bare('digitalocean-pat', 'digitalocean', 'dop_v1_', r(HEX, 64));
@@ -224,6 +229,13 @@ keyed(
   'DISCORD_BOT_TOKEN',
   (p) => `M${p(ALNUM, 23)}.${p(URLSAFE, 6)}.${p(URLSAFE, 27)}`,
 );
+bare('discord-bot-token', 'discord', 'M', (p) => `${p(ALNUM, 23)}.${p(URLSAFE, 6)}.${p(URLSAFE, 27)}`);
+structural(
+  'discord-webhook-url',
+  'discord',
+  (p) => p(URLSAFE, 68),
+  (s) => `DISCORD_WEBHOOK=https://discord.com/api/webhooks/${'1'.repeat(18)}/${s}`,
+);
 bare('doppler-api-token', 'doppler', 'dp.st.', r(ALNUM, 43));
 keyed('droneci-access-token', 'droneci', 'DRONE_TOKEN', r(ALNUM, 32));
 keyed('dropbox-api-token', 'dropbox', 'DROPBOX_APP_SECRET', r(LOWER_NUM, 15));
@@ -232,6 +244,15 @@ bare('dropbox-long-lived-api-token', 'dropbox', '', (p) => `${p(ALNUM, 11)}AAAAA
 bare('duffel-api-token', 'duffel', 'duffel_test_', r(URLSAFE, 43));
 bare('dynatrace-api-token', 'dynatrace', 'dt0c01.', (p) => `${p(UPPER_NUM, 24)}.${p(UPPER_NUM, 64)}`);
 bare('easypost-api-token', 'easypost', 'EZAK', r(ALNUM, 54));
+structural(
+  'jenkins-encrypted-secret',
+  'jenkins',
+  (p) => `AQAAABAAAAAQ${p(B64, 64)}`,
+  (s) =>
+    `<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n  <secret>{${s}}</secret>\n</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>`,
+  'credentials.xml',
+);
+bare('tailscale-key', 'tailscale', 'tskey-api-', (p) => `${p(ALNUM, 7)}CNTRL-${p(ALNUM, 24)}`);
 bare('easypost-test-api-token', 'easypost', 'EZTK', r(ALNUM, 54));
 keyed('etsy-access-token', 'etsy', 'ETSY_API_KEY', r(LOWER_NUM, 24));
 bare('facebook-access-token', 'facebook', 'EAAC', r(ALNUM, 150));
@@ -261,6 +282,7 @@ samples.push({ ruleId: 'github-oauth', family: 'github', prefix: 'gho_', secret:
 samples.push({ ruleId: 'github-app-token', family: 'github', prefix: 'ghs_', secret: checksummed('ghs_') });
 samples.push({ ruleId: 'github-refresh-token', family: 'github', prefix: 'ghr_', secret: checksummed('ghr_') });
 bare('gitlab-pat', 'gitlab', 'glpat-', r(URLSAFE, 20));
+keyed('gitlab-legacy-pat', 'gitlab', 'GITLAB_TOKEN', r(ALNUM, 20));
 bare('gitlab-pipeline-trigger-token', 'gitlab', 'glptt-', r(HEX, 40));
 bare('gitlab-runner-token', 'gitlab', 'glrt-', r(URLSAFE, 20));
 bare('gitlab-deploy-token', 'gitlab', 'gldt-', r(URLSAFE, 20));
@@ -355,6 +377,13 @@ bare(
   'https://',
   (p) => `${p(LOWER, 8)}.webhook.office.com/webhookb2/${uuid(p)}@${uuid(p)}/IncomingWebhook/${p(HEX, 32)}/${uuid(p)}`,
 );
+structural(
+  'microsoft-teams-workflow-webhook',
+  'microsoft-teams',
+  (p) => p(URLSAFE, 43),
+  (s) =>
+    `TEAMS_WEBHOOK=https://default${'0'.repeat(6)}.62.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/${'1'.repeat(6)}/triggers/manual/paths/invoke?api-version=1&sv=1.0&sig=${s}`,
+);
 bare('netlify-personal-access-token', 'netlify', 'nfp_', r(ALNUM, 36));
 keyed('netlify-access-token', 'netlify', 'NETLIFY_AUTH_TOKEN', r(URLSAFE, 43));
 bare('new-relic-user-api-key', 'new-relic', 'NRAK-', r(UPPER_NUM, 27));
@@ -416,7 +445,12 @@ bare('slack-bot-token', 'slack', 'xoxb-', (p) => `${p(DIGITS, 12)}-${p(DIGITS, 1
 bare('slack-user-token', 'slack', 'xoxp-', (p) => `${p(DIGITS, 12)}-${p(DIGITS, 12)}-${p(DIGITS, 13)}-${p(HEX, 32)}`);
 bare('slack-config-access-token', 'slack', 'xoxe.xoxp-1-', r(UPPER_NUM, 164));
 bare('slack-config-refresh-token', 'slack', 'xoxe-1-', r(UPPER_NUM, 146));
-bare('slack-legacy-workspace-token', 'slack', 'xoxa-2-', r(ALNUM, 40));
+bare(
+  'slack-legacy-workspace-token',
+  'slack',
+  'xoxa-2-',
+  (p) => `${p(DIGITS, 9)}-${p(DIGITS, 11)}-${p(DIGITS, 13)}-${p(HEX, 32)}`,
+);
 bare('slack-legacy-token', 'slack', 'xoxs-', (p) => `${p(DIGITS, 10)}-${p(DIGITS, 11)}-${p(DIGITS, 12)}-${p(HEX, 64)}`);
 bare('slack-app-token', 'slack', 'xapp-1-', (p) => `A${p(UPPER_NUM, 10)}-${p(DIGITS, 13)}-${p(HEX, 64)}`);
 bare(
@@ -434,9 +468,11 @@ bare('square-access-token', 'square', 'EAAA', r(URLSAFE, 60));
 bare('square-secret', 'square', 'sq0csp-', r(URLSAFE, 43));
 keyed('squarespace-access-token', 'squarespace', 'SQUARESPACE_API_KEY', uuid);
 bare('stripe-access-token', 'stripe', 'sk_live_', r(ALNUM, 24));
+bare('stripe-payment-intent-client-secret', 'stripe', 'pi_', (p) => `${p(ALNUM, 24)}_secret_${p(ALNUM, 25)}`);
 bare('stripe-webhook-secret', 'stripe', 'whsec_', r(ALNUM, 32));
 keyed('sumologic-access-token', 'sumologic', 'SUMO_ACCESS_KEY', r(ALNUM, 64));
 bare('telegram-bot-api-token', 'telegram', '', (p) => `${p('123456789', 1)}${p(DIGITS, 9)}:AA${p(URLSAFE, 33)}`);
+keyed('telegram-bot-token-assigned', 'telegram', 'TELEGRAM_BOT_TOKEN', (p) => `${p(DIGITS, 9)}:${p(ALNUM, 35)}`);
 keyed('travisci-access-token', 'travisci', 'TRAVIS_API_TOKEN', r(ALNUM, 22));
 bare('twilio-api-key', 'twilio', 'SK', r(HEX, 32));
 keyed('twilio-auth-token', 'twilio', 'TWILIO_AUTH_TOKEN', r(HEX, 32));
@@ -465,6 +501,13 @@ structural(
   r(ALNUM, 32),
   (s) => `<appSettings>\n  <add key="PaymentsApiKey" value="${s}" />\n</appSettings>`,
   'Web.config',
+);
+structural(
+  'generic-xml-secret-element',
+  'generic',
+  r(ALNUM, 32),
+  (s) => `<deploy>\n  <endpoint>https://deploy.internal</endpoint>\n  <apiToken>${s}</apiToken>\n</deploy>`,
+  'deploy.xml',
 );
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;

@@ -1,6 +1,8 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { printableStrings } from './content-texts.ts';
 import { ALNUM, seededPick } from './credential-samples.ts';
-import { deepScan, printableStrings } from './deep-scan.ts';
+import { deepScan } from './deep-scan.ts';
 import { SecretScanner } from './secret-scanner.ts';
 import { crc32Base62Suffix } from './token-checksum.ts';
 
@@ -46,6 +48,94 @@ describe('deepScan', () => {
     expect(deepScan(scanner, text, 'src/a.ts').filter((f) => f.ruleId === 'github-pat')).toEqual([
       { ruleId: 'github-pat', line, preview: 'ghp_…', via: 'joined' },
     ]);
+  });
+
+  const halves = (t: string): [string, string] => [t.slice(0, 17), t.slice(17)];
+  const thirds = (t: string): [string, string, string] => [t.slice(0, 10), t.slice(10, 24), t.slice(24)];
+  const wrapAt = (s: string, width: number, prefix = ''): string =>
+    s
+      .match(new RegExp(`.{1,${width}}`, 'g'))!
+      .map((l) => `${prefix}${l}`)
+      .join('\n');
+  const percent = (t: string): string => [...t].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+
+  it.each([
+    ['same-line concatenation', (t: string) => `const t = "${halves(t)[0]}" + "${halves(t)[1]}";`],
+    ['same-line implicit concatenation', (t: string) => `T = "${halves(t)[0]}" "${halves(t)[1]}"`],
+    ['three pieces', (t: string) => `const t = '${thirds(t).join("' + '")}';`],
+    ['two neutral variables', (t: string) => `const a = "${halves(t)[0]}";\nconst b = "${halves(t)[1]}";\nuse(a + b);`],
+    ['an array joined', (t: string) => `const t = ["${thirds(t).join('", "')}"].join("");`],
+    ['a template of literals', (t: string) => `const t = \`\${"${halves(t)[0]}"}\${"${halves(t)[1]}"}\`;`],
+    ['// comment lines', (t: string) => `// deploy key:\n${wrapAt(t, 12, '// ')}\nrun();`],
+    ['# comment lines', (t: string) => `# deploy key:\n${wrapAt(t, 12, '# ')}\nrun()`],
+    ['a block comment', (t: string) => `/**\n * key:\n${wrapAt(t, 12, ' * ')}\n */`],
+    ['wrapped base64', (t: string) => `blob: |\n${wrapAt(Buffer.from(`token=${t}`).toString('base64'), 16, '  ')}`],
+    [
+      'base64 split over concatenated lines',
+      (t: string) => {
+        const b = Buffer.from(`token=${t}`).toString('base64');
+        return `const b = "${b.slice(0, 20)}" +\n  "${b.slice(20)}";`;
+      },
+    ],
+    ['wrapped hex', (t: string) => `data = (\n${wrapAt(Buffer.from(`auth ${t}`).toString('hex'), 32)}\n)`],
+    [
+      'hex in two variables',
+      (t: string) => {
+        const h = Buffer.from(`auth ${t}`).toString('hex');
+        return `x1 = '${h.slice(0, 30)}'\nx2 = '${h.slice(30)}'`;
+      },
+    ],
+    ['percent-encoding', (t: string) => `url = "https://x.test/?q=${percent(t)}"`],
+    ['base64 of gzip', (t: string) => `payload = "${gzipSync(`token=${t}`).toString('base64')}"`],
+  ])('finds a token hidden by %s', (_kind, hide) => {
+    const token = githubToken();
+    const findings = deepScan(scanner, hide(token), 'src/a.ts');
+    expect(findings.map((f) => f.ruleId)).toContain('github-pat');
+    expect(JSON.stringify(findings)).not.toContain(token.slice(4, 12));
+  });
+
+  const utf16le = (s: string): Buffer => Buffer.from(s, 'utf16le');
+  it.each([
+    ['UTF-16LE with a byte-order mark', (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), utf16le(s)]), 'utf16'],
+    ['UTF-16LE without one', utf16le, 'utf16'],
+    ['UTF-16BE', (s: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), utf16le(s).swap16()]), 'utf16'],
+    ['gzip', (s: string) => gzipSync(s), 'gzip'],
+    ['gzip of UTF-16', (s: string) => gzipSync(utf16le(s)), 'gzip'],
+    [
+      'binary with UTF-16 strings',
+      (s: string) => {
+        const noise = Buffer.from(Array.from({ length: 400 }, (_, i) => (i * 37) % 256));
+        return Buffer.concat([noise, Buffer.from([7]), utf16le(s), noise]);
+      },
+      'strings',
+    ],
+  ])('reads a %s file', (_kind, encode, via) => {
+    const token = githubToken();
+    const findings = deepScan(scanner, encode(`report\ntoken=${token}\n`), 'out/report.bin');
+    expect(findings).toContainEqual(expect.objectContaining({ ruleId: 'github-pat', via }));
+  });
+
+  it('joins words split by spaces when asked (prose), never in code', () => {
+    const token = githubToken();
+    const prose = `Use ${token.slice(0, 9)} ${token.slice(9, 20)} ${token.slice(20)} to log in.`;
+    expect(deepScan(scanner, prose, '')).toEqual([]);
+    expect(deepScan(scanner, prose, '', { words: 'prose' })).toEqual([
+      { ruleId: 'github-pat', line: 1, preview: 'ghp_…', via: 'joined' },
+    ]);
+  });
+
+  it('does not join a prefix with the names beside it in a table', () => {
+    const text = [
+      "bare('gitlab-pat', 'gitlab', 'glpat-', r(URLSAFE, 20));",
+      "bare('gitlab-runner-token', 'gitlab', 'glrt-', r(URLSAFE, 20));",
+      'keywords = ["glpat-"]',
+      'id = "gitlab-pipeline-trigger-token"',
+    ].join('\n');
+    expect(deepScan(scanner, text, 'src/samples.ts')).toEqual([]);
+  });
+
+  it('does not decode an ordinary URL with an escape or two', () => {
+    expect(deepScan(scanner, 'see https://example.test/a%20b/c%2Fd?x=1', 'README.md')).toEqual([]);
   });
 
   it('does not read two unrelated lines as one assignment', () => {

@@ -1,4 +1,10 @@
-export * from './deep-scan.ts';
+export {
+  DER_PRIVATE_KEY_RULE,
+  type DeepFinding,
+  type DeepScanOptions,
+  deepScan,
+  type SecretEncoding,
+} from './deep-scan.ts';
 export * from './default-rules.ts';
 export * from './der-private-key.ts';
 export * from './dot-git-name.ts';
@@ -8,6 +14,15 @@ export * from './go-regex.ts';
 export * from './keyword-prefilter.ts';
 export * from './line-index.ts';
 export * from './match-plan.ts';
+export {
+  describeOutboundFinding,
+  type OutboundChannel,
+  type OutboundFinding,
+  OutboundSecretError,
+  type OutboundText,
+  refuseSecrets,
+  scanOutbound,
+} from './outbound-scan.ts';
 export * from './path-guard.ts';
 export * from './path-spellings.ts';
 export * from './publishable-change.ts';

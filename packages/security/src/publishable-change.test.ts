@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALNUM, seededPick } from './credential-samples.ts';
-import { SECRET_FILE_RULE, scanPublishableChange } from './publishable-change.ts';
-import { isSecretFileName } from './secret-file-name.ts';
+import { scanPublishableChange } from './publishable-change.ts';
+import { isSecretFileName, SECRET_FILE_RULE } from './secret-file-name.ts';
 import { SecretScanFailedError, SecretScanner } from './secret-scanner.ts';
 
 const pick = seededPick(777);
@@ -20,7 +20,7 @@ describe('scanPublishableChange', () => {
       texts: [
         { channel: 'pr-title', text: `Rotate ${slackToken()}` },
         { channel: 'pr-body', text: `Steps:\n1. set ${slackToken()}` },
-        { channel: 'comment', text: `Done, token ${slackToken()}` },
+        { channel: 'review-reply', text: `Done, token ${slackToken()}` },
         { channel: 'slack', text: `ok ${slackToken()}` },
       ],
     });
@@ -31,7 +31,7 @@ describe('scanPublishableChange', () => {
       ['file', 1],
       ['pr-title', 1],
       ['pr-body', 2],
-      ['comment', 1],
+      ['review-reply', 1],
       ['slack', 1],
     ]);
     expect(new Set(findings.map((f) => f.ruleId))).toEqual(new Set(['slack-bot-token']));

@@ -1,19 +1,6 @@
 import { PullwrightError } from '@pullwright/core';
-import { deepScan, type SecretEncoding } from './deep-scan.ts';
-import { Redactor } from './redactor.ts';
-import { isSecretFileName } from './secret-file-name.ts';
+import { type OutboundChannel, type OutboundFinding, scanOutbound } from './outbound-scan.ts';
 import { SecretScanFailedError, type SecretScanner } from './secret-scanner.ts';
-
-/** Where text reaches the forge (or Slack) from a publish. */
-export type PublishChannel =
-  | 'file'
-  | 'path'
-  | 'commit-message'
-  | 'branch'
-  | 'pr-title'
-  | 'pr-body'
-  | 'comment'
-  | 'slack';
 
 /** Everything one publish sends out, as it will be sent. */
 export interface PublishableChange {
@@ -21,22 +8,13 @@ export interface PublishableChange {
   branch?: string;
   /** Every new commit (not only the head): each message is published. */
   commits?: ReadonlyArray<{ sha: string; message: string }>;
-  /** Every blob a new commit's tree adds, with its path; bytes as stored (binary files too). */
-  files?: ReadonlyArray<{ path: string; content: Uint8Array | string }>;
-  /** PR title and body, review replies, the tracking comment, Slack text. */
-  texts?: ReadonlyArray<{ channel: 'pr-title' | 'pr-body' | 'comment' | 'slack'; text: string }>;
-}
-
-/** A reason to refuse the publish. Never carries a secret: at most its first 4 characters. */
-export interface PublishFinding {
-  channel: PublishChannel;
-  /** The file path, commit sha, branch or channel name the finding is in, secrets in it masked. */
-  where: string;
-  ruleId: string;
-  /** 1-based; 0 for a finding about a whole file (a refused file name). */
-  line: number;
-  preview: string;
-  via?: SecretEncoding;
+  /**
+   * Every blob a new commit's tree adds, with its path; bytes as stored (binary files too).
+   * `before`: the content at that path on the commit the change starts from, if any.
+   */
+  files?: ReadonlyArray<{ path: string; content: Uint8Array | string; before?: Uint8Array | string }>;
+  /** PR title and body, and any other text the publish sends. */
+  texts?: ReadonlyArray<{ channel: Exclude<OutboundChannel, 'file' | 'path' | 'branch'>; text: string }>;
 }
 
 export interface PublishScanOptions {
@@ -44,49 +22,39 @@ export interface PublishScanOptions {
   budgetMs?: number;
 }
 
-/** The rule id of a file refused by its name (`.env`, `id_rsa`, `*.p12`…). */
-export const SECRET_FILE_RULE = 'secret-file';
-
 /**
- * Scans what a publish sends, channel by channel, with `deepScan` (decoded base64/hex runs,
- * strings joined over lines, printable strings of binary files) and refuses secret files by
- * name. Throws SecretScanFailedError when it cannot finish (budget, internal error): the
- * publish gate must then refuse, never read that as "clean".
+ * Scans what a publish sends, piece by piece, with `scanOutbound`: the branch name, every
+ * commit message, every file's name and content (a secret already at that path on the base
+ * comes back as `preExisting`), and the texts. Throws SecretScanFailedError when it cannot
+ * finish (budget, internal error): the publish gate must then refuse, never read that as
+ * "clean".
  */
 export function scanPublishableChange(
   scanner: SecretScanner,
   change: PublishableChange,
   options: PublishScanOptions = {},
-): PublishFinding[] {
+): OutboundFinding[] {
   const budget = options.budgetMs ?? 60_000;
   const started = performance.now();
-  const findings: PublishFinding[] = [];
-  // A branch name or path can itself hold the secret: `where` is shown masked.
-  const redactor = new Redactor({ scanner });
-  const scan = (channel: PublishChannel, where: string, content: string | Uint8Array, file = ''): void => {
-    if (performance.now() - started > budget) {
-      throw new SecretScanFailedError('timeout', `exceeded ${budget} ms`);
-    }
-    for (const f of deepScan(scanner, content, file)) findings.push({ channel, where: redactor.redact(where), ...f });
+  const findings: OutboundFinding[] = [];
+  const scan = (piece: Parameters<typeof scanOutbound>[1]): void => {
+    if (performance.now() - started > budget) throw new SecretScanFailedError('timeout', `exceeded ${budget} ms`);
+    findings.push(...scanOutbound(scanner, piece));
   };
   try {
-    if (change.branch !== undefined) scan('branch', change.branch, change.branch);
-    for (const c of change.commits ?? []) scan('commit-message', c.sha, c.message);
+    if (change.branch !== undefined) scan({ channel: 'branch', where: change.branch, content: change.branch });
+    for (const c of change.commits ?? []) scan({ channel: 'commit-message', where: c.sha, content: c.message });
     for (const f of change.files ?? []) {
-      if (isSecretFileName(f.path)) {
-        findings.push({
-          channel: 'path',
-          where: redactor.redact(f.path),
-          ruleId: SECRET_FILE_RULE,
-          line: 0,
-          preview: '',
-        });
-      }
       // The path is published too (a token as a file name is still a token).
-      scan('path', f.path, f.path);
-      scan('file', f.path, f.content, f.path);
+      scan({ channel: 'path', where: f.path, content: f.path });
+      scan({
+        channel: 'file',
+        where: f.path,
+        content: f.content,
+        ...(f.before === undefined ? {} : { before: f.before }),
+      });
     }
-    for (const t of change.texts ?? []) scan(t.channel, t.channel, t.text);
+    for (const t of change.texts ?? []) scan({ channel: t.channel, where: t.channel, content: t.text });
   } catch (err) {
     if (err instanceof PullwrightError) throw err;
     throw new SecretScanFailedError('internal', err instanceof Error ? err.message : 'unknown error', err);

@@ -59,6 +59,24 @@ describe('Redactor', () => {
     expect(event.data.lines[0]).toContain(ghp);
   });
 
+  it.each([
+    ['a space', ' '],
+    ['two spaces', '  '],
+    ['a line break', '\n'],
+  ])('masks every piece of a key split by %s', (_what, gap) => {
+    const split = `${anthropic.slice(0, 40)}${gap}${anthropic.slice(40, 80)}${gap}${anthropic.slice(80)}`;
+    const out = redactor.redact(`used ${split} today`);
+    for (const piece of [anthropic.slice(4, 40), anthropic.slice(40, 80), anthropic.slice(80)]) {
+      expect(out).not.toContain(piece);
+    }
+    expect(out).toMatch(/^used \[redacted…AA\] today$/);
+  });
+
+  it('leaves ordinary prose alone', () => {
+    const prose = 'Fixed in 4f3a2b1: slugify now trims and joins words with single dashes.';
+    expect(redactor.redact(prose)).toBe(prose);
+  });
+
   it('uses the scanner it is given, so team rules redact too', () => {
     const rules = parseGitleaksConfig(`[[rules]]\nid = "acme"\nregex = '''ACME-[0-9]{8}'''\nkeywords = ["acme-"]\n`);
     const r = new Redactor({ scanner: new SecretScanner({ rules }) });

@@ -1,10 +1,13 @@
+import { splitSecretSpans } from './deep-scan.ts';
 import { SecretScanner } from './secret-scanner.ts';
 
 /**
  * One scrubber for every output channel: logs, transcripts, events, PR bodies, Slack text
  * and error messages. It masks (1) the exact values the process knows are secret (its own
  * tokens and keys) and (2) anything the SecretScanner's rules find — the same credential
- * shapes that block a commit, so there is one list of them to maintain.
+ * shapes that block a commit, so there is one list of them to maintain — also when a key is
+ * split between words (every piece is masked). Encoded secrets are not decoded here: the
+ * outbound scan refuses a text that holds one.
  */
 
 export interface RedactorOptions {
@@ -44,8 +47,10 @@ export class Redactor {
     for (const secret of this.#secrets) {
       if (out.includes(secret)) out = out.split(secret).join(maskSecret(secret));
     }
-    const spans = this.#scanner.spans(out);
-    if (spans.length === 0) return out;
+    const raw = this.#scanner.spans(out);
+    const split = splitSecretSpans(this.#scanner, out);
+    if (raw.length + split.length === 0) return out;
+    const spans = split.length === 0 ? raw : [...raw, ...split].sort((a, b) => a.start - b.start);
     // Overlapping findings (two rules on one token) become one masked range.
     let result = '';
     let cursor = 0;

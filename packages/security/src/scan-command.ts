@@ -5,9 +5,8 @@ import { isPullwrightError, parseUnifiedDiff } from '@pullwright/core';
 import { type DeepFinding, deepScan } from './deep-scan.ts';
 import { DEFAULT_RULES } from './default-rules.ts';
 import { loadGitleaksConfigFile } from './gitleaks-config.ts';
-import { SECRET_FILE_RULE } from './publishable-change.ts';
 import { runGit } from './run-git.ts';
-import { isSecretFileName } from './secret-file-name.ts';
+import { isSecretFileName, SECRET_FILE_RULE } from './secret-file-name.ts';
 import { SecretScanFailedError, SecretScanner } from './secret-scanner.ts';
 
 export interface ScanCommandIo {

@@ -30,6 +30,9 @@ const SECRET_FILE_NAMES: readonly RegExp[] = [
   /\.tfstate(?:\.backup)?$/i,
 ];
 
+/** The rule id of a file refused by its name (`.env`, `id_rsa`, `*.p12`…). */
+export const SECRET_FILE_RULE = 'secret-file';
+
 /** True when a file at this path is refused by name (posix separators, relative to the repository). */
 export function isSecretFileName(path: string): boolean {
   return SECRET_FILE_NAMES.some((p) => p.test(path));

@@ -72,8 +72,9 @@ const truePositives: Array<[string, string, string, string]> = (() => {
   add(
     'slack',
     'slack-webhook-url',
-    (s) => `url: "https://${s}"`,
-    `hooks.slack.com/services/T${rand(UPPER_NUM, 8)}/B${rand(UPPER_NUM, 10)}/${rand(ALNUM, 24)}`,
+    // The secret is the URL's last segment; the team and channel ids before it are not.
+    (s) => `url: "https://hooks.slack.com/services/T${rand(UPPER_NUM, 8)}/B${rand(UPPER_NUM, 10)}/${s}"`,
+    rand(ALNUM, 24),
   );
   add('stripe', 'stripe-access-token', (s) => `Stripe(${JSON.stringify(s)})`, `sk_live_${rand(ALNUM, 24)}`);
   add('stripe', 'stripe-access-token', (s) => `STRIPE_KEY=${s}`, `rk_test_${rand(ALNUM, 30)}`);
@@ -97,7 +98,7 @@ const truePositives: Array<[string, string, string, string]> = (() => {
 /** [family, text]: near misses that must not be reported by any rule. */
 const falsePositives: Array<[string, string]> = [
   ['aws', 'const id = "AKIAIOSFODNN7EXAMPLE"; // AWS docs example'],
-  ['aws', `const id = "AKIA${'A'.repeat(16)}";`],
+  ['aws', `const id = "AKIA${'X'.repeat(16)}";`],
   ['aws', `aws_secret_access_key = "\${AWS_SECRET_ACCESS_KEY}"`],
   ['github', `ghp_${'x'.repeat(36)}`],
   ['github', 'const prefix = "ghp_"; // classic tokens start with this'],

@@ -129,6 +129,17 @@ export class SecretScanner {
     return this.#specific;
   }
 
+  /**
+   * Where the rules' keywords occur in `text`, as [start, end) ranges: a rule with keywords
+   * can only match around one. Rules without keywords run on whole texts and are not asked.
+   */
+  keywordRanges(text: string): Array<[number, number]> {
+    const ranges: Array<[number, number]> = [];
+    const keywords = this.#prefilter.keywords;
+    this.#prefilter.scan(text, (k, start) => ranges.push([start, start + keywords[k]!.length]));
+    return ranges;
+  }
+
   /** Findings in one file's content (a write, or a file on disk). */
   scanText(text: string, file: string): SecretFinding[] {
     const lines = lineIndex(text);

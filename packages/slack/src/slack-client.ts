@@ -1,5 +1,11 @@
 import { type Logger, PullwrightError, silentLogger } from '@pullwright/core';
-import type { Redactor } from '@pullwright/security';
+import {
+  describeOutboundFinding,
+  type OutboundFinding,
+  type Redactor,
+  type SecretScanner,
+  scanOutbound,
+} from '@pullwright/security';
 import type { KnownBlock, View } from '@slack/types';
 import { LogLevel, type Logger as SlackLogger, WebAPIPlatformError, WebClient } from '@slack/web-api';
 
@@ -27,6 +33,8 @@ export interface SlackClientOptions {
   /** SLACK_API_URL: a Slack-compatible Web API (tests, proxies). Default https://slack.com/api/. */
   apiUrl: string | undefined;
   redactor: Redactor;
+  /** The outbound scan every message goes through before it leaves (rules, decoders, joining). */
+  scanner: SecretScanner;
   logger?: Logger;
 }
 
@@ -46,16 +54,37 @@ function slackLogger(logger: Logger, redactor: Redactor): SlackLogger {
   };
 }
 
+/** Every string of a payload (text, Block Kit texts, fields, button values), one per line. */
+function payloadText(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) payloadText(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) payloadText(v, out);
+  return out;
+}
+
+/** What Slack shows instead of a message the outbound scan refused. */
+function withheld(findings: OutboundFinding[]): SlackMessage {
+  const rules = [...new Set(findings.map((f) => f.ruleId))].join(', ');
+  const text = `:no_entry: Pullwright withheld this message: it would have shown a secret (${rules}). Nothing of it was sent; the operation's page has the details.`;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
 /**
- * The only way Pullwright talks to Slack. Every outgoing payload goes through the
- * Redactor here, so no caller can forget it.
+ * The only way Pullwright talks to Slack. Every outgoing payload goes through the outbound
+ * scan here (a message holding a secret is replaced by a notice saying why, and logged with
+ * rule and line), then the Redactor (the process's own secrets), so no caller can forget
+ * either.
  */
 export class SlackClient {
   readonly #web: WebClient | undefined;
   readonly #redactor: Redactor;
+  readonly #scanner: SecretScanner;
+  readonly #logger: Logger;
 
   constructor(options: SlackClientOptions) {
     this.#redactor = options.redactor;
+    this.#scanner = options.scanner;
+    this.#logger = options.logger ?? silentLogger();
     this.#web = options.botToken
       ? new WebClient(options.botToken, {
           ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
@@ -72,10 +101,28 @@ export class SlackClient {
     return this.#web !== undefined;
   }
 
+  /**
+   * The payload as it may leave: scanned as one text (every string in it); refused, its
+   * `text` and `blocks` become a notice saying why. Then redacted.
+   */
+  #outbound<T extends object>(where: string, payload: T): T {
+    const findings = scanOutbound(this.#scanner, {
+      channel: 'slack',
+      where,
+      content: payloadText(payload).join('\n'),
+    });
+    if (findings.length === 0) return this.#redactor.redactValue(payload);
+    this.#logger.warn(
+      { where, findings: findings.map(describeOutboundFinding) },
+      'slack message refused: it would have shown a secret',
+    );
+    return this.#redactor.redactValue({ ...payload, ...withheld(findings) });
+  }
+
   async #call<T>(method: string, args: Record<string, unknown>): Promise<T> {
     if (!this.#web) throw new SlackApiError(method, 'no bot token configured');
     try {
-      return (await this.#web.apiCall(method, this.#redactor.redactValue(args))) as T;
+      return (await this.#web.apiCall(method, this.#outbound(method, args))) as T;
     } catch (err) {
       if (err instanceof WebAPIPlatformError) throw new SlackApiError(method, String(err.data.error), { cause: err });
       throw new SlackApiError(method, this.#redactor.redact((err as Error).message), { cause: err });
@@ -122,7 +169,7 @@ export class SlackClient {
     const res = await fetch(responseUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify(this.#redactor.redactValue(message)),
+      body: JSON.stringify(this.#outbound('response_url', message)),
       redirect: 'error',
       signal: AbortSignal.timeout(RESPONSE_URL_TIMEOUT_MS),
     }).catch((err: Error) => {
@@ -132,8 +179,8 @@ export class SlackClient {
     if (!res.ok) throw new SlackApiError('response_url', `HTTP ${res.status}`);
   }
 
-  /** Redacts a payload that leaves as an HTTP answer rather than through this client. */
-  scrub<T>(payload: T): T {
-    return this.#redactor.redactValue(payload);
+  /** Scans and redacts a payload that leaves as an HTTP answer rather than through this client. */
+  scrub<T extends object>(payload: T): T {
+    return this.#outbound('http_answer', payload);
   }
 }

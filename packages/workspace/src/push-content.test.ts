@@ -67,6 +67,12 @@ describe('listPushContent', () => {
       ['a.txt', 'one\n'],
       ['a.txt', 'two\n'],
     ]);
+    // A changed file comes with its content on the start commit (what a scan tells new secrets from).
+    expect(pushed.files.map((f) => [f.path, f.before?.toString()]).sort()).toEqual([
+      ['README.md', '# app\n'],
+      ['a.txt', undefined],
+      ['a.txt', undefined],
+    ]);
     expect(await listPushContent(dir, 'HEAD', [second])).toEqual({ commits: [], files: [], gitlinks: [] });
   });
 
@@ -110,7 +116,7 @@ describe('listPushContent', () => {
         'file:out.bin:stripe-access-token:strings',
         'file:cfg.js:stripe-access-token:base64',
         'path:.env:secret-file',
-        `path:[redacted…${keys[3]!.slice(-2)}].txt:stripe-access-token`,
+        'path:[redacted].txt:stripe-access-token',
         'commit-message:commit:stripe-access-token',
         'file:tmp.js:stripe-access-token',
       ].sort(),

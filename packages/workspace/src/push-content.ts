@@ -8,6 +8,12 @@ export interface PushedFile {
   blob: string;
   /** The bytes as stored: no textconv, no filters, no `.gitattributes` diff settings applied. */
   content: Buffer;
+  /**
+   * The blob at the same path in the first excluded commit (the one the change starts from),
+   * when there is one: what a secret scan compares with to tell a secret the change adds from
+   * one the file already held.
+   */
+  before?: Buffer;
 }
 
 /** What a push of `head` sends beyond what the remote already has. */
@@ -52,8 +58,12 @@ export async function listPushContent(dir: string, head: string, exclude: readon
   if (revs.length === 0) return { commits: [], files: [], gitlinks: [] };
 
   const known = new Set<string>();
-  for (const commit of exclude) {
-    for (const [path, oid] of await treeEntries(dir, commit)) known.add(`${oid} ${path}`);
+  const start = new Map<string, string>();
+  for (const [i, commit] of exclude.entries()) {
+    for (const [path, oid, type] of await treeEntries(dir, commit)) {
+      known.add(`${oid} ${path}`);
+      if (i === 0 && type === 'blob') start.set(path, oid);
+    }
   }
   const wanted = new Map<string, { path: string; blob: string }>();
   const gitlinks = new Set<string>();
@@ -66,7 +76,8 @@ export async function listPushContent(dir: string, head: string, exclude: readon
     }
   }
 
-  const oids = [...revs, ...new Set([...wanted.values()].map((w) => w.blob))];
+  const blobs = [...wanted.values()].flatMap((w) => [w.blob, ...(start.has(w.path) ? [start.get(w.path)!] : [])]);
+  const oids = [...revs, ...new Set(blobs)];
   const objects = new Map<string, Buffer>();
   for (const o of await catFileBatch(dir, oids)) {
     if ('missing' in o) throw new GitCommandError(`object ${o.name} is missing`);
@@ -78,6 +89,9 @@ export async function listPushContent(dir: string, head: string, exclude: readon
     const split = raw.indexOf('\n\n');
     return { sha, message: split < 0 ? '' : raw.subarray(split + 2).toString('utf8') };
   });
-  const files = [...wanted.values()].map((w) => ({ ...w, content: objects.get(w.blob)! }));
+  const files = [...wanted.values()].map((w) => {
+    const before = start.get(w.path);
+    return { ...w, content: objects.get(w.blob)!, ...(before ? { before: objects.get(before)! } : {}) };
+  });
   return { commits, files, gitlinks: [...gitlinks].sort() };
 }

@@ -1,24 +1,25 @@
 import type { Operation } from '@pullwright/core';
 import { EVAL_CHANGE_ARTIFACT } from '@pullwright/queue';
-import { type PublishableChange, type PublishFinding, scanPublishableChange } from '@pullwright/security';
+import {
+  describeOutboundFinding,
+  type OutboundFinding,
+  type PublishableChange,
+  scanPublishableChange,
+} from '@pullwright/security';
 import { listPushContent } from '@pullwright/workspace';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { publishedPullRequestBody } from '../pull-request-body.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
 import { withForgeRetries } from './forge-retries.ts';
 
-/** A finding as people see it: rule, channel, place and at most the first 4 characters. */
-function describe(f: PublishFinding): string {
-  const where = f.channel === 'file' || f.channel === 'path' ? f.where : `${f.channel} ${f.where}`;
-  return `${f.ruleId} in ${where}${f.line ? `:${f.line}` : ''}${f.preview ? ` (${f.preview})` : ''}${f.via ? ` [${f.via}]` : ''}`;
-}
-
 /**
  * The publish gate: nothing a job wrote reaches the forge except through here. In order:
  * the commit (local); a remote branch that holds only commits we made (never overwrite a
  * push); the gate every change passes (`passGate`: the secret scan of exactly what the push
- * will send, the budget, the lock fencing); the push, without force, with a fresh token. The
- * forge's answers are retried while it is unavailable (withForgeRetries). Returns the new head.
+ * will send — a secret a changed file already held on the start commit is recorded as
+ * pre-existing and does not block —, the budget, the lock fencing); the push, without force,
+ * with a fresh token. The forge's answers are retried while it is unavailable
+ * (withForgeRetries). Returns the new head.
  */
 export async function publishChange(
   ctx: WorkContext,
@@ -97,7 +98,7 @@ async function passGate(
 ): Promise<void> {
   const { deps } = ctx;
   const { ws, startSha, branch, budget } = workOf(ctx);
-  let findings: PublishFinding[];
+  let findings: OutboundFinding[];
   try {
     const content = await listPushContent(ws.dir, headSha, since);
     // A nested repository is refused like a protected path, whoever committed it.
@@ -125,14 +126,23 @@ async function passGate(
         line: f.line,
         preview: f.preview,
         channel: f.channel,
+        ...(f.preExisting ? { preExisting: true } : {}),
       })),
     },
-    { type: 'step', data: { step: 'secret_scan', findings: findings.length } },
+    {
+      type: 'step',
+      data: {
+        step: 'secret_scan',
+        findings: findings.filter((f) => !f.preExisting).length,
+        preExisting: findings.filter((f) => f.preExisting).length,
+      },
+    },
   );
-  if (findings.length > 0) {
+  const added = findings.filter((f) => !f.preExisting);
+  if (added.length > 0) {
     throw new StopOperation(
       'failed',
-      `commit blocked: the change adds ${findings.length} secret(s): ${findings.map(describe).join('; ')}`,
+      `commit blocked: the change adds ${added.length} secret(s): ${added.map(describeOutboundFinding).join('; ')}`,
     );
   }
   const over = budget.overspent();
