@@ -81,7 +81,8 @@ describe.skipIf(!inject('containerStack'))('DockerRunner on a real Docker engine
 
   it('has a read-only root and .git, a writable worktree and /tmp', async () => {
     const result = await run(
-      'touch /usr/pw-probe; touch /workspace/.git/hooks/pw-probe; touch /workspace/built.txt && touch /tmp/scratch && echo wrote',
+      // Checks run under `bash -eo pipefail`: the refused writes are tolerated so the script goes on.
+      'touch /usr/pw-probe || true; touch /workspace/.git/hooks/pw-probe || true; touch /workspace/built.txt && touch /tmp/scratch && echo wrote',
     );
     expect(result.output).toMatch(/'\/usr\/pw-probe': Read-only file system/);
     expect(result.output).toMatch(/'\/workspace\/\.git\/hooks\/pw-probe': Read-only file system/);
