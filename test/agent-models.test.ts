@@ -258,7 +258,7 @@ describe('agent loop against real model APIs (local servers)', () => {
     expect(server!.requests).toHaveLength(2);
   });
 
-  it('text-edit mode: a response touching a protected path writes nothing; the repair succeeds', async () => {
+  it('text-edit mode: no role gets tool definitions; a response touching a protected path writes nothing; the repair succeeds', async () => {
     const blocks = (...files: [string, string][]) => files.map(([p, c]) => `^^^${p}\n${c}^^^end`).join('\n');
     const { id, repo } = await start(
       'openai',
@@ -273,7 +273,11 @@ describe('agent loop against real model APIs (local servers)', () => {
     const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
     expect(op.filesChanged).toEqual(['src/slugify.js']);
-    expect(toolNames(server!, 1)).toEqual([]);
+    // Planner, coder, fixer and reviewer alike: a model without tool calling is never offered a tool.
+    expect(server!.requests).toHaveLength(4);
+    for (const request of server!.requests) expect(request.body).not.toHaveProperty('tools');
+    expect(requestText(server!, 0)).toContain('You cannot call tools: plan from the request');
+    expect(requestText(server!, 3)).toContain('You cannot call tools: the diff below');
     expect(requestText(server!, 1)).toContain('--- FILE src/slugify.js ---');
     const fixer = requestText(server!, 2);
     expect(fixer).toContain('nothing was written');

@@ -141,7 +141,7 @@ const DESCRIBE = {
   phase: (d) => {
     if (d.phase === 'plan' && d.plan)
       return {
-        text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}`,
+        text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}${d.note ? ` (${d.note})` : ''}`,
         tone: 'status',
       };
     if (d.phase === 'repair')

@@ -375,7 +375,8 @@ export class SlackMessages {
         }
         return undefined;
       case 'phase':
-        if (d.phase === 'plan' && d.plan) return plain(':memo: Plan ready.');
+        if (d.phase === 'plan' && d.plan)
+          return plain(`:memo: Plan ready.${typeof d.note === 'string' ? ` Note: ${escapeSlackText(d.note)}.` : ''}`);
         if (d.phase === 'verify')
           return plain(`:test_tube: Running the repository's checks on ${fileList(d.files) || 'the change'}.`);
         if (d.phase === 'repair') return plain(`:wrench: Repair round ${String(d.round ?? '?')}.`);
