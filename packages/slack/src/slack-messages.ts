@@ -457,7 +457,7 @@ export class SlackMessages {
     switch (d.state) {
       case 'revision_queued':
         return plain(
-          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.`,
+          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.${Array.isArray(d.missingPermissions) ? ` Without ${names(d.missingPermissions)} on the GitHub App's installation, the CI job logs were not read.` : ''}`,
         );
       case 'needs_human':
         return plain(
