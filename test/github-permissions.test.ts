@@ -14,6 +14,8 @@ const WITHOUT_ACTIONS = {
 } as const;
 /** A line only the Actions job log holds: it must not be read without the permission. */
 const LOG_ONLY = 'AssertionError: only the job log says this';
+/** The machine may be shared by several test runs: generous bounds, each wait ends as soon as its state is there. */
+const LONG = { timeoutMs: 240_000 };
 
 const ciRevision = ReplayTranscript.parse({
   model: 'replay:ci-permissions',
@@ -40,7 +42,7 @@ describe('an installation that has not granted Actions: read', () => {
       description: 'slugify keeps spaces',
     });
     const { id } = (await res.json()) as { id: string };
-    const op = await fx.until(id, (o) => o.status !== 'queued' && o.status !== 'running');
+    const op = await fx.until(id, (o) => o.status !== 'queued' && o.status !== 'running', 240_000);
     expect(op.status, op.error).toBe('awaiting_approval');
     // Tokens asked only for what the installation grants.
     expect(gh.tokenRequests.length).toBeGreaterThan(0);
@@ -57,10 +59,14 @@ describe('an installation that has not granted Actions: read', () => {
         annotations: [{ path: 'src/slugify.js', line: 3, message: 'expected hello-world' }],
       },
     ]);
-    const [event] = await eventually('a ci_failure event', async () => {
-      const found = (await sys.runtime.events.list(id)).filter((e: OperationEvent) => e.type === 'ci_failure');
-      return found.length > 0 ? found : undefined;
-    });
+    const [event] = await eventually(
+      'a ci_failure event',
+      async () => {
+        const found = (await sys.runtime.events.list(id)).filter((e: OperationEvent) => e.type === 'ci_failure');
+        return found.length > 0 ? found : undefined;
+      },
+      LONG,
+    );
     expect(event!.data).toMatchObject({ state: 'revision_queued', missingPermissions: ['actions: read'] });
     // The revision works from what could be read: the summary and annotations, not the log.
     const revise = await sys.runtime.queue.queue.getJob(`${id}-revise-ci-${head}`);
@@ -69,19 +75,29 @@ describe('an installation that has not granted Actions: read', () => {
     expect(feedback!.body).not.toContain(LOG_ONLY);
     const said =
       "The CI job logs were not read: the GitHub App's installation has not granted actions: read (its owner accepts the app's updated permissions in the installation settings)";
-    await eventually('the tracking comment names the missing permission', () =>
-      gh.issueComments(repo, op.pullRequest!.number).some((c) => c.user === gh.botLogin && c.body.includes(said)),
+    await eventually(
+      'the tracking comment names the missing permission',
+      () => gh.issueComments(repo, op.pullRequest!.number).some((c) => c.user === gh.botLogin && c.body.includes(said)),
+      LONG,
     );
 
     // Said once: red CI on the revised head is looked at the same way, without saying it again.
-    const revised = await fx.until(id, (o) => o.status === 'awaiting_approval' && o.pullRequest?.headSha !== head);
+    const revised = await fx.until(
+      id,
+      (o) => o.status === 'awaiting_approval' && o.pullRequest?.headSha !== head,
+      240_000,
+    );
     await gh.reportChecks(repo, revised.pullRequest!.headSha, [
       { name: 'test', conclusion: 'failure', summary: 'still failing' },
     ]);
-    const events = await eventually('a second ci_failure event', async () => {
-      const found = (await sys.runtime.events.list(id)).filter((e: OperationEvent) => e.type === 'ci_failure');
-      return found.length > 1 ? found : undefined;
-    });
+    const events = await eventually(
+      'a second ci_failure event',
+      async () => {
+        const found = (await sys.runtime.events.list(id)).filter((e: OperationEvent) => e.type === 'ci_failure');
+        return found.length > 1 ? found : undefined;
+      },
+      LONG,
+    );
     expect(events[1]!.data.state).toBe('revision_queued');
     expect(events[1]!.data).not.toHaveProperty('missingPermissions');
 
@@ -99,5 +115,5 @@ describe('an installation that has not granted Actions: read', () => {
         ],
       },
     });
-  });
+  }, 600_000);
 });

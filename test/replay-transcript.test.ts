@@ -17,7 +17,8 @@ async function debugToPullRequest(sys: TestSystem): Promise<{ diff: string; tran
     description: 'slugify keeps spaces',
   });
   const { id } = (await created.json()) as { id: string };
-  const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
+  // The machine may be shared: the bound is generous, the test ends as soon as the PR is there.
+  const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed'], 240_000);
   expect(op.error).toBeUndefined();
   // The dashboard's run record lists transcript.jsonl as a download from this URL.
   const download = await sys.request('GET', `/v1/operations/${id}/artifacts/transcript.jsonl`);
@@ -45,7 +46,7 @@ describe('the keyless path: an operation transcript is a replay file', () => {
     const replayed = await debugToPullRequest(sys);
     expect(replayed.diff).toContain("split(/\\s+/).join('-')");
     expect(replayed.diff).toBe(recorded.diff);
-  });
+  }, 600_000);
 
   it('npm start with a REPLAY_FILE of its own seeds no demo operation', async () => {
     writeFileSync(replayFile, JSON.stringify({ turns: [{ content: [{ type: 'text', text: 'nothing to do' }] }] }));

@@ -27,7 +27,7 @@ type TokenPermission = keyof typeof INSTALLATION_TOKEN_PERMISSIONS;
  * them, and the feature says what it lacks. The others are what an operation is: without
  * them minting fails, naming them.
  */
-export const OPTIONAL_PERMISSIONS: Partial<Record<TokenPermission, string>> = {
+const OPTIONAL_PERMISSIONS: Partial<Record<TokenPermission, string>> = {
   checks: 'reading red CI on an operation’s pull request',
   actions: 'reading the Actions job logs of red CI',
 };
@@ -43,7 +43,7 @@ function grants(granted: string | undefined, wanted: string): boolean {
 }
 
 /** The optional permissions `granted` lacks; an installation that does not list its permissions lacks none. */
-export function missingPermissions(granted: Granted | undefined): string[] {
+function missingPermissions(granted: Granted | undefined): string[] {
   if (!granted) return [];
   return Object.keys(OPTIONAL_PERMISSIONS)
     .filter((name) => !grants(granted[name], INSTALLATION_TOKEN_PERMISSIONS[name as TokenPermission]))
