@@ -8,7 +8,15 @@ import { extractModelJson, type Parsed } from './extract-model-json.ts';
 import { instructionsSection, type RepositoryInstructions } from './instructions/repository-instructions.ts';
 import type { ModelMessage, ModelProvider } from './model-provider.ts';
 import { currentFiles, repairFiles } from './prompt-files.ts';
-import { FixReport, numberPlan, type Plan, PlannerAnswer, type PlanStep, Review, withKnownChecks } from './role-outputs.ts';
+import {
+  FixReport,
+  numberPlan,
+  type Plan,
+  PlannerAnswer,
+  type PlanStep,
+  Review,
+  withKnownChecks,
+} from './role-outputs.ts';
 import {
   type AgentTaskType,
   coderPrompt,
