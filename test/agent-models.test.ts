@@ -124,6 +124,12 @@ describe('agent loop against real model APIs (local servers)', () => {
       green: ['ignores surrounding and repeated spaces', 'joins every word with a dash'],
     });
     expect(op.review).toMatchObject({ decision: 'accept' });
+    // README: the red → green evidence is on the PR, in its body and its tracking comment.
+    const reproduced =
+      '**Reproduced, red → green:** 2 test(s) failed before the change and pass with it: `ignores surrounding and repeated spaces`, `joins every word with a dash`.';
+    const forge = sys!.runtime.localForge!;
+    expect((await forge.getPullRequest(repo, op.pullRequest!.number)).body).toContain(`## Evidence\n${reproduced}`);
+    expect(await forge.trackingComment(repo, op.pullRequest!.number)).toContain(reproduced);
     expect(op.usage.modelCalls).toBe(7);
     expect(op.usage.costUsd).toBeGreaterThan(0);
     expect(server!.requests).toHaveLength(7);
@@ -154,6 +160,32 @@ describe('agent loop against real model APIs (local servers)', () => {
     ].join('\n');
     expect(everything).not.toContain(ANTHROPIC_KEY);
     expect(everything).not.toContain(ANTHROPIC_KEY.slice(0, 24));
+  });
+
+  it('a /debug the model could not reproduce says so, with its reason, on the PR body and the tracking comment', async () => {
+    const { id, repo } = await start('anthropic', [
+      aText(JSON.stringify(plan)),
+      aTool('edit_file', {
+        path: 'src/slugify.js',
+        oldText: "  return title.toLowerCase().replace(' ', '-');",
+        newText: FIXED_LINE,
+      }),
+      aText(
+        'COULD NOT REPRODUCE: the reported stack names auth.ts, which this repository does not have.\nFixed the slug separator.',
+      ),
+      aText(JSON.stringify(accept)),
+    ]);
+    const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
+    expect(op.error).toBeUndefined();
+    expect(op.evidence).toMatchObject({
+      reproduced: false,
+      note: 'the reported stack names auth.ts, which this repository does not have.',
+    });
+    const wording =
+      '**Could not reproduce:** the reported stack names auth.ts, which this repository does not have. Failing before the change: `ignores surrounding and repeated spaces`, `joins every word with a dash`. Passing with it: `ignores surrounding and repeated spaces`, `joins every word with a dash`. Judge the change by its review and checks.';
+    const forge = sys!.runtime.localForge!;
+    expect((await forge.getPullRequest(repo, op.pullRequest!.number)).body).toContain(`## Evidence\n${wording}`);
+    expect(await forge.trackingComment(repo, op.pullRequest!.number)).toContain(wording);
   });
 
   /** The fixer's closing JSON (seed 000) after repair round `round`; its edit did not make the test pass. */
@@ -258,7 +290,7 @@ describe('agent loop against real model APIs (local servers)', () => {
     expect(server!.requests).toHaveLength(2);
   });
 
-  it('text-edit mode: a response touching a protected path writes nothing; the repair succeeds', async () => {
+  it('text-edit mode: no role gets tool definitions; a response touching a protected path writes nothing; the repair succeeds', async () => {
     const blocks = (...files: [string, string][]) => files.map(([p, c]) => `^^^${p}\n${c}^^^end`).join('\n');
     const { id, repo } = await start(
       'openai',
@@ -273,7 +305,11 @@ describe('agent loop against real model APIs (local servers)', () => {
     const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
     expect(op.filesChanged).toEqual(['src/slugify.js']);
-    expect(toolNames(server!, 1)).toEqual([]);
+    // Planner, coder, fixer and reviewer alike: a model without tool calling is never offered a tool.
+    expect(server!.requests).toHaveLength(4);
+    for (const request of server!.requests) expect(request.body).not.toHaveProperty('tools');
+    expect(requestText(server!, 0)).toContain('You cannot call tools: plan from the request');
+    expect(requestText(server!, 3)).toContain('You cannot call tools: the diff below');
     expect(requestText(server!, 1)).toContain('--- FILE src/slugify.js ---');
     const fixer = requestText(server!, 2);
     expect(fixer).toContain('nothing was written');

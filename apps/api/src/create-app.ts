@@ -39,7 +39,8 @@ const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 const READY_TIMEOUT_MS = 1000;
 
 /** The API wires Slack itself, so it takes Slack's runtime plus what its own routes use. */
-export type ApiDeps = SlackRuntime & Pick<Runtime, 'artifacts' | 'locks' | 'workspace' | 'demo' | 'features'>;
+export type ApiDeps = SlackRuntime &
+  Pick<Runtime, 'artifacts' | 'locks' | 'workspace' | 'demo' | 'features' | 'permissionGaps'>;
 
 /** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
 async function operationOfBranch(store: ApiDeps['store'], branch: string) {
@@ -86,8 +87,12 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
       () => false,
     );
     const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), READY_TIMEOUT_MS).unref());
-    const ok = await Promise.race([ping, timeout]);
-    if (ok) res.json({ ok: true, redis: 'up' });
+    // Detail, never a reason to be unready: an installation lacking an optional permission has
+    // that one feature off (red-CI job logs without Actions: read), everything else works.
+    const gaps = deps.permissionGaps().catch(() => undefined);
+    const noGaps = new Promise<undefined>((r) => setTimeout(() => r(undefined), READY_TIMEOUT_MS).unref());
+    const [ok, permissionGaps] = await Promise.all([Promise.race([ping, timeout]), Promise.race([gaps, noGaps])]);
+    if (ok) res.json({ ok: true, redis: 'up', ...(permissionGaps?.length ? { github: { permissionGaps } } : {}) });
     else sendError(res, 503, 'unavailable', 'redis is unreachable', { redis: 'down' });
   });
 

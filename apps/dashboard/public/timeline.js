@@ -96,7 +96,7 @@ const DESCRIBE = {
     const checks = (d.checks ?? []).join(', ');
     const head = String(d.headSha ?? '').slice(0, 7);
     const text = {
-      revision_queued: `CI red on ${head} (${checks}): revision ${d.attempt} of ${d.of}`,
+      revision_queued: `CI red on ${head} (${checks}): revision ${d.attempt} of ${d.of}${d.missingPermissions ? ` (job logs not read: the installation lacks ${d.missingPermissions.join(', ')})` : ''}`,
       needs_human: `CI red on ${head} (${checks}) after ${d.attempts} automatic revisions: needs a person`,
       pre_existing: `CI red on ${head} only where the base is red too (${(d.preExisting ?? []).join(', ')}): no revision`,
       unreadable: `CI red on ${head}, but its checks could not be read: ${firstLine(d.reason)}`,
@@ -141,7 +141,7 @@ const DESCRIBE = {
   phase: (d) => {
     if (d.phase === 'plan' && d.plan)
       return {
-        text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}`,
+        text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}${d.note ? ` (${d.note})` : ''}`,
         tone: 'status',
       };
     if (d.phase === 'repair')

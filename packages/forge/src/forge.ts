@@ -57,8 +57,10 @@ export interface CheckRun {
 /** What a failing check run says beyond its summary: its annotations and the end of its log. */
 export interface CheckRunDetails {
   annotations: string[];
-  /** Empty when the run has no log the app may read (not a GitHub Actions job). */
+  /** Empty when the run has no log the app may read (not a GitHub Actions job, or no permission). */
   log: string;
+  /** Permissions the installation has not granted that left something out (`actions: read`: no log). */
+  missingPermissions?: string[];
 }
 
 /** An issue's own text: a merged PR's linked issue states the problem an evaluation task poses. */

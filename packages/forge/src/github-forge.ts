@@ -359,6 +359,9 @@ export class GitHubForge implements Forge {
         (a) =>
           `${a.path}:${a.start_line}: ${a.annotation_level ?? 'failure'}: ${a.title ? `${a.title}: ` : ''}${a.message ?? ''}`,
       );
+      // Without Actions: read the log is not asked for (it would be a 403): the caller says what is missing.
+      const missing = (await this.tokens.missingPermissions(repo)).filter((p) => p.startsWith('actions:'));
+      if (missing.length > 0) return { annotations, log: '', missingPermissions: missing };
       const log = await api.rest.actions.downloadJobLogsForWorkflowRun({ ...at, job_id: checkRunId }).then(
         ({ data: text }) => String(text).slice(-LOG_TAIL_BYTES),
         (err: unknown) => {

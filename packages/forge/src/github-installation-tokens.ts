@@ -17,6 +17,48 @@ export const INSTALLATION_TOKEN_PERMISSIONS = {
   actions: 'read',
 } as const;
 
+type TokenPermission = keyof typeof INSTALLATION_TOKEN_PERMISSIONS;
+
+/**
+ * Permissions only one feature needs, and what it is. An installation made before the app
+ * asked for one has not granted it until its owner accepts the new permissions (GitHub asks
+ * them); meanwhile a token that requested it would be refused outright — every operation
+ * failing for one feature. So a token asks for these only where the installation grants
+ * them, and the feature says what it lacks. The others are what an operation is: without
+ * them minting fails, naming them.
+ */
+const OPTIONAL_PERMISSIONS: Partial<Record<TokenPermission, string>> = {
+  checks: 'reading red CI on an operation’s pull request',
+  actions: 'reading the Actions job logs of red CI',
+};
+
+/** `actions: read`: how a permission is named to a person (GitHub's settings page uses these words). */
+const permissionName = (name: string) => `${name}: ${INSTALLATION_TOKEN_PERMISSIONS[name as TokenPermission]}`;
+
+type Granted = Record<string, string | undefined>;
+
+/** Whether `granted` covers `wanted` (write covers read). */
+function grants(granted: string | undefined, wanted: string): boolean {
+  return granted === wanted || granted === 'write' || granted === 'admin';
+}
+
+/** The optional permissions `granted` lacks; an installation that does not list its permissions lacks none. */
+function missingPermissions(granted: Granted | undefined): string[] {
+  if (!granted) return [];
+  return Object.keys(OPTIONAL_PERMISSIONS)
+    .filter((name) => !grants(granted[name], INSTALLATION_TOKEN_PERMISSIONS[name as TokenPermission]))
+    .map(permissionName);
+}
+
+/** An installation that lacks optional permissions: its account and what is off there. */
+export interface PermissionGap {
+  account: string;
+  missing: { permission: string; affects: string }[];
+}
+
+/** How long a listing of the installations' permissions answers readiness probes. */
+const GAPS_TTL_MS = 60_000;
+
 /**
  * GitHub installation tokens live one hour. Refreshing with 10 minutes left covers a git
  * push or a merge that starts just before expiry, with room for clock skew.
@@ -44,7 +86,8 @@ interface GitHubInstallationTokensOptions {
  * never share a token: revoking one operation's token cannot break another's push.
  */
 export class GitHubInstallationTokens {
-  readonly #installations = new Map<string, Promise<number>>();
+  readonly #installations = new Map<string, Promise<{ id: number; permissions: Granted | undefined }>>();
+  #gaps: { at: number; gaps: Promise<PermissionGap[]> } | undefined;
   readonly #tokens = new Map<string, Promise<CachedToken>>();
   readonly #refreshMarginMs: number;
   readonly #logger: Logger;
@@ -60,10 +103,44 @@ export class GitHubInstallationTokens {
 
   /** The installation that covers `repo`, or undefined when the app is not installed there. */
   async installationId(repo: string): Promise<number | undefined> {
+    return (await this.#installation(repo))?.id;
+  }
+
+  /** The optional permissions (`actions: read`…) the installation covering `repo` has not granted. */
+  async missingPermissions(repo: string): Promise<string[]> {
+    return missingPermissions((await this.#installation(repo))?.permissions);
+  }
+
+  /**
+   * Every installation lacking an optional permission, for the readiness detail: listed with
+   * the app's key, kept a minute (a probe every few seconds must not spend the rate limit).
+   */
+  permissionGaps(now = Date.now()): Promise<PermissionGap[]> {
+    if (this.#gaps && now - this.#gaps.at < GAPS_TTL_MS) return this.#gaps.gaps;
+    const gaps = this.app.paginate(this.app.rest.apps.listInstallations, { per_page: 100 }).then((installations) =>
+      installations.flatMap((i) => {
+        const missing = missingPermissions(i.permissions as Granted).map((permission) => ({
+          permission,
+          affects: OPTIONAL_PERMISSIONS[permission.split(':')[0] as TokenPermission]!,
+        }));
+        const account = i.account && 'login' in i.account ? i.account.login : String(i.id);
+        return missing.length > 0 ? [{ account, missing }] : [];
+      }),
+    );
+    this.#gaps = { at: now, gaps };
+    gaps.catch(() => {
+      if (this.#gaps?.gaps === gaps) this.#gaps = undefined;
+    });
+    return gaps;
+  }
+
+  async #installation(repo: string): Promise<{ id: number; permissions: Granted | undefined } | undefined> {
     let pending = this.#installations.get(repo);
     if (!pending) {
       const [owner, name] = splitRepo(repo);
-      pending = this.app.rest.apps.getRepoInstallation({ owner, repo: name }).then((r) => r.data.id);
+      pending = this.app.rest.apps
+        .getRepoInstallation({ owner, repo: name })
+        .then((r) => ({ id: r.data.id, permissions: r.data.permissions as Granted | undefined }));
       this.#installations.set(repo, pending);
       // A miss is not cached: the app may be installed a minute later.
       pending.catch(() => this.#installations.delete(repo));
@@ -127,11 +204,16 @@ export class GitHubInstallationTokens {
       throw new PullwrightError('forge_failed', `the GitHub App is not installed on ${repo}`, { repo });
     }
     const [, name] = splitRepo(repo);
+    // What the job needs and the installation grants: an optional permission it lacks is left out.
+    const missing = new Set(await this.missingPermissions(repo));
+    const permissions = Object.fromEntries(
+      Object.entries(INSTALLATION_TOKEN_PERMISSIONS).filter(([n]) => !missing.has(permissionName(n))),
+    );
     try {
       const { data } = await this.app.request('POST /app/installations/{installation_id}/access_tokens', {
         installation_id: installationId,
         repositories: [name],
-        permissions: INSTALLATION_TOKEN_PERMISSIONS,
+        permissions,
       });
       this.options.onToken?.(data.token);
       this.#logger.debug({ repo, installationId, expiresAt: data.expires_at }, 'installation token minted');

@@ -5,6 +5,7 @@ export {
   DEFAULT_REFRESH_MARGIN_MS,
   GitHubInstallationTokens,
   INSTALLATION_TOKEN_PERMISSIONS,
+  type PermissionGap,
 } from './github-installation-tokens.ts';
 export * from './import-repository.ts';
 export * from './local-forge.ts';

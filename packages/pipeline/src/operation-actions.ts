@@ -1,4 +1,4 @@
-import { type Operation, PullwrightError } from '@pullwright/core';
+import { type Budget, type Operation, PullwrightError } from '@pullwright/core';
 import type { Action } from '@pullwright/policy';
 import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
@@ -26,6 +26,11 @@ export class OperationActions {
     this.policy.authorize(by, action, id ? await this.store.get(id) : undefined);
   }
 
+  /** A request's own budget: within the caps, or set by an admin (`BudgetCapError` otherwise). */
+  authorizeBudget(by: Caller, budget: Budget): void {
+    this.policy.authorizeBudget(by, budget);
+  }
+
   /** Demo mode refuses new requests (every surface asks `request` first), naming how to add a model. */
   #refuseInDemo(action: Action): void {
     if (this.demo && action === 'request') throw new PullwrightError('conflict', DEMO_REFUSAL, { demo: true });
@@ -35,7 +40,7 @@ export class OperationActions {
   async create(input: NewOperation, idempotencyKey?: string): Promise<{ op: Operation; created: boolean }> {
     this.#refuseInDemo('request');
     this.policy.authorize(input.requester, 'request');
-    if (input.budget) this.policy.authorizeBudget(input.requester, input.budget);
+    if (input.budget) this.authorizeBudget(input.requester, input.budget);
     this.policy.assertApprovalChoice(input.approvalRequired);
     const result = idempotencyKey
       ? await this.store.createOnce(idempotencyKey, input)

@@ -14,7 +14,7 @@ import {
   PullwrightError,
   readGitHubPrivateKey,
 } from '@pullwright/core';
-import { type Forge, GitHubForge, LocalForge, scannedForge, tracedForge } from '@pullwright/forge';
+import { type Forge, GitHubForge, LocalForge, type PermissionGap, scannedForge, tracedForge } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import {
@@ -66,6 +66,8 @@ export interface Runtime extends PipelineDeps {
   locks: RuntimeLocks;
   /** Demo mode (no model configured): only the seeded demo operation runs; see DEMO_REFUSAL. */
   demo: boolean;
+  /** GitHub App installations that lack an optional permission, and what is off there (none on the local forge). */
+  permissionGaps(): Promise<PermissionGap[]>;
   close(): Promise<void>;
 }
 
@@ -224,6 +226,7 @@ export async function createRuntime(
     queue,
     forge,
     localForge,
+    permissionGaps: async () => (githubForge ? githubForge.tokens.permissionGaps() : []),
     workspace: new WorkspaceManager(config.workspaceDir, logger),
     dependencies: new DependencyCache(path.join(config.workspaceDir, 'deps')),
     runner,

@@ -375,7 +375,8 @@ export class SlackMessages {
         }
         return undefined;
       case 'phase':
-        if (d.phase === 'plan' && d.plan) return plain(':memo: Plan ready.');
+        if (d.phase === 'plan' && d.plan)
+          return plain(`:memo: Plan ready.${typeof d.note === 'string' ? ` Note: ${escapeSlackText(d.note)}.` : ''}`);
         if (d.phase === 'verify')
           return plain(`:test_tube: Running the repository's checks on ${fileList(d.files) || 'the change'}.`);
         if (d.phase === 'repair') return plain(`:wrench: Repair round ${String(d.round ?? '?')}.`);
@@ -456,7 +457,7 @@ export class SlackMessages {
     switch (d.state) {
       case 'revision_queued':
         return plain(
-          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.`,
+          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.${Array.isArray(d.missingPermissions) ? ` Without ${names(d.missingPermissions)} on the GitHub App's installation, the CI job logs were not read.` : ''}`,
         );
       case 'needs_human':
         return plain(

@@ -52,7 +52,7 @@ export const modelSettings = envSection(
       readBy: READ_BY.worker,
     }),
     REPLAY_FILE: envVariable(text, {
-      doc: 'The recorded transcript the `replay` provider plays (JSON).',
+      doc: 'The recording the `replay` provider plays: a replay file (JSON) or an operation transcript (`transcript.jsonl`); see docs/replay.md.',
       defaultDoc: 'the bundled demo transcript',
       readBy: READ_BY.worker,
     }),
