@@ -1102,6 +1102,19 @@ export class FakeGitHub {
       if (!issue) throw new HttpError(404, 'Not Found');
       return this.#json(res, 200, issueJson(this.#payloadRepo(repo), issue));
     }
+    m = /^\/contents\/(.+)$/.exec(rest);
+    if (m && method === 'GET') {
+      need('contents', 'read');
+      const ref = url.searchParams.get('ref') ?? 'HEAD';
+      const text = await this.showFile(fullName, ref, decodeURIComponent(m[1]!)).catch(() => undefined);
+      if (text === undefined) throw new HttpError(404, 'Not Found');
+      if (/raw/.test(req.headers.accept ?? '')) {
+        res.writeHead(200, { 'content-type': 'application/vnd.github.raw; charset=utf-8' });
+        res.end(text);
+        return;
+      }
+      return this.#json(res, 200, { type: 'file', encoding: 'base64', content: Buffer.from(text).toString('base64') });
+    }
     m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
     if (m && method === 'GET') {
       need('metadata', 'read');

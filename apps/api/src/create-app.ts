@@ -14,6 +14,7 @@ import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
 import { evalRunsRouter } from './eval-runs-router.ts';
+import { eventsRouter } from './events-router.ts';
 import { featureRequestsRouter } from './feature-requests-router.ts';
 import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
@@ -26,6 +27,7 @@ import { operationsRouter } from './operations-router.ts';
 import { planRouter } from './plan-router.ts';
 import { QUEUE_BOARD_PATH, queueBoardRouter } from './queue-board-router.ts';
 import { requestSpan } from './request-span.ts';
+import { schedulesRouter } from './schedules-router.ts';
 import { sessionAuth } from './session-auth.ts';
 import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
@@ -40,7 +42,18 @@ const READY_TIMEOUT_MS = 1000;
 
 /** The API wires Slack itself, so it takes Slack's runtime plus what its own routes use. */
 export type ApiDeps = SlackRuntime &
-  Pick<Runtime, 'artifacts' | 'locks' | 'workspace' | 'demo' | 'features' | 'permissionGaps'>;
+  Pick<
+    Runtime,
+    | 'artifacts'
+    | 'locks'
+    | 'workspace'
+    | 'demo'
+    | 'features'
+    | 'permissionGaps'
+    | 'scheduledWork'
+    | 'schedules'
+    | 'inboundEvents'
+  >;
 
 /** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
 async function operationOfBranch(store: ApiDeps['store'], branch: string) {
@@ -73,6 +86,8 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   // Before the JSON parser: Slack's signature is over the raw bytes, which these routes read themselves.
   const slack = createSlackServices(deps);
   if (slack?.signingSecret) app.use('/slack', slackRouter(slack, slack.signingSecret));
+  // Before the JSON parser: each source's signature covers the raw body, and is the credential.
+  app.use('/v1/events', eventsRouter(deps));
   // The depth is measured on the raw bytes, before JSON.parse and before any route or authentication.
   app.use(express.json({ limit: '256kb', verify: (_req, _res, body) => refuseDeepJson(body) }));
   app.use(wellFormedBody());
@@ -126,6 +141,7 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
   app.use('/v1/feature-requests', auth, featureRequestsRouter(deps));
+  app.use('/v1/schedules', auth, schedulesRouter(deps));
   app.use('/v1/eval', auth, evalRunsRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });

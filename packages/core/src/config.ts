@@ -4,6 +4,7 @@ import { accessSettings } from './config/access-settings.ts';
 import { dashboardSettings } from './config/dashboard-settings.ts';
 import type { EnvIssue, EnvSection, EnvVariables } from './config/env-section.ts';
 import type { EnvVariable, Need, ProcessRole } from './config/env-variable.ts';
+import { eventSettings } from './config/event-settings.ts';
 import { forgeSettings } from './config/forge-settings.ts';
 import { limitSettings } from './config/limit-settings.ts';
 import { modelSettings } from './config/model-settings.ts';
@@ -19,6 +20,7 @@ import { PullwrightError } from './errors.ts';
 
 export type { EnvIssue, EnvSection } from './config/env-section.ts';
 export type { EnvVariable, Need, ProcessRole } from './config/env-variable.ts';
+export { EventSource } from './config/event-settings.ts';
 export { readGitHubPrivateKey } from './config/github-private-key.ts';
 export { storageSettings } from './config/storage-settings.ts';
 
@@ -39,6 +41,7 @@ export const CONFIG_SECTIONS = [
   storageSettings,
   sandboxSettings,
   policySettings,
+  eventSettings,
   limitSettings,
   workerSettings,
   telemetrySettings,

@@ -7,6 +7,7 @@ export * from './listen-or-explain.ts';
 export * from './logger.ts';
 export * from './operation.ts';
 export * from './operation-event.ts';
+export * from './origin-label.ts';
 export * from './outcome-reason.ts';
 export * from './parse-unified-diff.ts';
 export * from './review-ledger.ts';

@@ -120,4 +120,6 @@ export interface Forge {
   checkRunDetails(repo: string, checkRunId: number): Promise<CheckRunDetails>;
   /** Whether `user` may push to `repo` (admin, maintain or write): only they may steer an operation. */
   hasWriteAccess(repo: string, user: string): Promise<boolean>;
+  /** A file's text on a branch, or undefined when the branch or the file is not there (`.pullwright.yml`'s schedules). */
+  readFile(repo: string, branch: string, file: string): Promise<string | undefined>;
 }

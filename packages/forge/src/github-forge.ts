@@ -385,6 +385,24 @@ export class GitHubForge implements Forge {
     );
   }
 
+  async readFile(repo: string, branch: string, file: string): Promise<string | undefined> {
+    const text = await this.#call(
+      repo,
+      `reading ${file} on ${repo}@${branch}`,
+      async (api, at) => {
+        const { data } = await api.rest.repos.getContent({
+          ...at,
+          path: file,
+          ref: `refs/heads/${branch}`,
+          mediaType: { format: 'raw' },
+        });
+        return String(data);
+      },
+      (err) => (statusOf(err) === 404 ? null : undefined),
+    );
+    return text ?? undefined;
+  }
+
   /** Revokes every token this process still holds. */
   close(): Promise<void> {
     return this.tokens.revokeAll();

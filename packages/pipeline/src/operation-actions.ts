@@ -37,7 +37,10 @@ export class OperationActions {
   }
 
   /** A new request: the caller needs the role to request; enqueued once per idempotency key. */
-  async create(input: NewOperation, idempotencyKey?: string): Promise<{ op: Operation; created: boolean }> {
+  async create(
+    input: NewOperation & { requester: Caller },
+    idempotencyKey?: string,
+  ): Promise<{ op: Operation; created: boolean }> {
     this.#refuseInDemo('request');
     this.policy.authorize(input.requester, 'request');
     if (input.budget) this.authorizeBudget(input.requester, input.budget);
@@ -45,6 +48,24 @@ export class OperationActions {
     const result = idempotencyKey
       ? await this.store.createOnce(idempotencyKey, input)
       : { op: await this.store.create(input), created: true };
+    return this.#enqueued(result);
+  }
+
+  /**
+   * Work the configuration started (a repository's schedule, an operator's event source):
+   * no person asked, so the configuration is the authority (requester source `policy`). No
+   * budget or approval choice of its own: the policy's budgets and approval rules apply. Once
+   * per key.
+   */
+  async createFromPolicy(
+    input: Omit<NewOperation, 'budget' | 'approvalRequired'> & { requester: { source: 'policy'; user: string } },
+    idempotencyKey: string,
+  ): Promise<{ op: Operation; created: boolean }> {
+    this.#refuseInDemo('request');
+    return this.#enqueued(await this.store.createOnce(idempotencyKey, input));
+  }
+
+  async #enqueued(result: { op: Operation; created: boolean }): Promise<{ op: Operation; created: boolean }> {
     // Enqueue even for a replayed request: the job id is the operation id, so this is a no-op
     // when the first request got as far as enqueueing, and a repair when it did not.
     await this.queue.add('run', { opId: result.op.id, priority: result.op.priority });

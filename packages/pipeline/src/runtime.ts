@@ -22,6 +22,7 @@ import {
   ConversationCheckpoints,
   connectRedis,
   createRedisClient,
+  EventSourceLog,
   FeatureRequestStore,
   OperationEvents,
   OperationInbox,
@@ -29,6 +30,7 @@ import {
   RedisArtifactStore,
   type RedisClient,
   RedisKeys,
+  ScheduleRegistry,
 } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner, NoCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
@@ -38,9 +40,11 @@ import { BaselineChecks } from './baseline-checks.ts';
 import { DEMO_REFUSAL, isDemoRequest } from './demo-mode.ts';
 import { Deployer } from './deploy-operation.ts';
 import { FeatureRequests } from './feature-requests.ts';
+import { InboundEvents } from './inbound-events.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { CheckResultCache } from './repo-checks.ts';
+import { ScheduledWork } from './scheduled-work.ts';
 
 /** The lock objects of one process; FileLocks and MergeLock share one subscriber connection. */
 export interface RuntimeLocks {
@@ -68,6 +72,11 @@ export interface Runtime extends PipelineDeps {
   demo: boolean;
   /** GitHub App installations that lack an optional permission, and what is off there (none on the local forge). */
   permissionGaps(): Promise<PermissionGap[]>;
+  /** The repositories' `schedules:` (synced and ticked by the API processes). */
+  scheduledWork: ScheduledWork;
+  schedules: ScheduleRegistry;
+  /** `POST /v1/events/<source>` from the sources EVENT_SOURCES configures. */
+  inboundEvents: InboundEvents;
   close(): Promise<void>;
 }
 
@@ -216,6 +225,7 @@ export async function createRuntime(
   });
   const features = new FeatureRequestStore(redis, keys, scrub);
   const actions = new OperationActions(store, queue, approvalPolicy, deployer, demo);
+  const schedules = new ScheduleRegistry(redis, keys);
   return {
     config,
     redis,
@@ -259,9 +269,19 @@ export async function createRuntime(
     verificationKey: config.verificationKey,
     publicUrl: config.publicUrl,
     locks,
+    schedules,
+    scheduledWork: new ScheduledWork({
+      forge,
+      registry: schedules,
+      actions,
+      minIntervalMs: config.schedules.minIntervalMs,
+      logger,
+    }),
+    inboundEvents: new InboundEvents(config.events.sources, actions, new EventSourceLog(redis, keys)),
     async close() {
       await githubForge?.close();
       await queue.close();
+      await schedules.close();
       // Its subscriber connection exists once a lock was waited for, and would keep the process alive.
       await lockWaiter.close();
       redis.disconnect();

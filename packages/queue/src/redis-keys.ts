@@ -58,6 +58,16 @@ export class RedisKeys {
     return `${this.prefix}:frs`;
   }
 
+  /** Every repository's schedules (one hash; field `<repo>/<name>`): what the dashboard lists and pauses. */
+  schedules(): string {
+    return `${this.prefix}:schedules`;
+  }
+
+  /** The last event each configured source delivered (one hash; field: the source's name). */
+  eventSources(): string {
+    return `${this.prefix}:event-sources`;
+  }
+
   idempotency(key: string): string {
     return `${this.prefix}:idem:${key}`;
   }

@@ -4,6 +4,7 @@ import {
   type Operation,
   type OperationEvent,
   type OperationStatus,
+  originLabel,
   unknownEventType,
 } from '@pullwright/core';
 import type { KnownBlock } from '@slack/types';
@@ -154,7 +155,10 @@ export class SlackMessages {
     ];
     const links = [`<${this.dashboardLink(op.id)}|dashboard>`];
     if (op.pullRequest) links.unshift(`<${op.pullRequest.url}|pull request #${op.pullRequest.number}>`);
-    if (op.origin) links.unshift(`from ${slackLink(op.origin.url, `issue #${op.origin.number}`)}`);
+    if (op.origin) {
+      const from = originLabel(op.origin);
+      links.unshift(`from ${slackLink(from.url, from.text)}`);
+    }
     blocks.push(context(`${links.join(' · ')}${finished ? '' : ' · react with :x: to stop'}`));
     return { text: `${op.type} ${op.id} on ${op.repo}: ${op.status}`, blocks };
   }
