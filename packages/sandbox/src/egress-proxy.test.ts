@@ -87,8 +87,9 @@ function get(url: string): Promise<{ status: number; body: string }> {
 }
 
 describe('EgressProxy', () => {
-  it('tunnels CONNECT to an allowed host, to the address it resolved', async () => {
-    await start({ trusted: ['registry.test'] }, { 'registry.test': ['127.0.0.1'] });
+  it('tunnels CONNECT to an allowed host, over the addresses it resolved (the first one that answers)', async () => {
+    // The registry listens on 127.0.0.1 only: ::1 refuses, and the next checked address is tried.
+    await start({ trusted: ['registry.test'] }, { 'registry.test': ['::1', '127.0.0.1'] });
     const { status, answer } = await tunnel(`registry.test:${registryPort}`);
     expect(status).toBe(200);
     expect(answer).toContain(`registry saw GET /pkg for registry.test:${registryPort}`);

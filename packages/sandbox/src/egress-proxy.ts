@@ -49,14 +49,31 @@ function matches(entry: NetworkAllowEntry, host: string, port: number): boolean 
   return entry.host.startsWith('*.') ? host.endsWith(entry.host.slice(1)) : host === entry.host;
 }
 
-type Decision = { address: string } | { refused: RefusedConnection };
+type Decision = { addresses: string[] } | { refused: RefusedConnection };
+
+/**
+ * A resolver that answers only with the addresses the policy checked, so the connection
+ * (node's own happy eyeballs over them, `autoSelectFamily`) goes nowhere else.
+ */
+function checkedLookup(addresses: readonly string[]): net.LookupFunction {
+  const all = addresses.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 }));
+  return (_host, options, callback) => {
+    if (options.all) callback(null, all);
+    else callback(null, all[0]!.address, all[0]!.family);
+  };
+}
+
+/** A TCP connection to `host` that can only reach the checked addresses. */
+function connectChecked(host: string, port: number, addresses: readonly string[]): net.Socket {
+  return net.connect({ host, port, lookup: checkedLookup(addresses), autoSelectFamily: true });
+}
 
 /**
  * The install step's only way out of its network namespace: an HTTP proxy on a unix socket
  * that the sandbox's bridge forwards to (CONNECT for TLS, absolute-URI requests for plain
  * HTTP). It lets a connection through when the host is allowed (`EgressPolicy`), the port is
  * not one of the service's, and every address the name resolves to is open to that entry
- * (`addressRefusal`); it then connects to the address it checked, never to the name again,
+ * (`addressRefusal`); it then connects only to the addresses it checked, never resolving again,
  * so a name that resolves to a public address once and to loopback the next time (DNS
  * rebinding) cannot slip through. Everything else is answered 403 and reported.
  */
@@ -147,7 +164,7 @@ export class EgressProxy {
       const reason = addressRefusal(address, trusted);
       if (reason) return refuse(reason, address);
     }
-    return { address: addresses[0]! };
+    return { addresses };
   }
 
   #refuse(refused: RefusedConnection): Decision {
@@ -165,7 +182,7 @@ export class EgressProxy {
       client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${refusalText(decision.refused)}\n`);
       return;
     }
-    const upstream = net.connect({ host: decision.address, port: Number(target![2]) });
+    const upstream = connectChecked(target![1]!, Number(target![2]), decision.addresses);
     this.#track(upstream);
     upstream.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -203,13 +220,11 @@ export class EgressProxy {
     delete headers['proxy-authorization'];
     const upstream = http.request(
       {
-        host: decision.address,
-        port,
+        createConnection: () => connectChecked(url!.hostname, port, decision.addresses),
         method: req.method,
         path: `${url!.pathname}${url!.search}`,
         headers: { ...headers, host: url!.host },
         setHost: false,
-        agent: false,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
