@@ -125,12 +125,9 @@ async function createRepo(postinstallOnBase: boolean): Promise<string> {
   return repo;
 }
 
-async function createOperation(repo: string): Promise<string> {
-  const res = await sys.request('POST', '/v1/operations', {
-    type: 'implement',
-    repo,
-    description: 'Change the answer',
-  });
+/** Requests an implement operation on `repo`, as a person would over REST. */
+async function requestOperation(repo: string): Promise<string> {
+  const res = await sys.request('POST', '/v1/operations', { type: 'implement', repo, description: 'Bump it' });
   expect(res.status).toBe(202);
   return ((await res.json()) as { id: string }).id;
 }
@@ -142,7 +139,7 @@ describe('the install step reaches only its allowlist, through the egress proxy'
   it('from a run: the postinstall on the base reaches the registry alone, and every refusal is recorded', async () => {
     const repo = await createRepo(true);
     scripts.set(repo, [[PLAN(['src/app.js']), EDIT, text('Edited.'), ACCEPT]]);
-    const id = await createOperation(repo);
+    const id = await requestOperation(repo);
     const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed'], 180_000);
     expect(op.error).toBeUndefined();
     // The install step and the baseline's install of the base both ran the script.
@@ -165,7 +162,7 @@ describe('the install step reaches only its allowlist, through the egress proxy'
       [PLAN(['src/app.js', 'package.json']), EDIT, addScript, text('Edited.'), ACCEPT],
       [again, text('Done.\n{"replies":[{"comment":"C1","outcome":"fixed","note":"Bumped."}]}')],
     ]);
-    const id = await createOperation(repo);
+    const id = await requestOperation(repo);
     const opened = await waitForStatus(sys, id, ['awaiting_approval', 'failed'], 180_000);
     expect(opened.error).toBeUndefined();
     // The run installed the base, before the model's change: nothing ran, nothing was refused.

@@ -35,7 +35,7 @@ export type DeploymentEgress = Omit<EgressPolicy, 'allow'>;
 
 type Lookup = (host: string) => Promise<{ address: string }[]>;
 
-export interface EgressProxyOptions {
+interface EgressProxyOptions {
   /** Called once per refused connection. */
   onRefused: (refused: RefusedConnection) => void;
   /** Name resolution; default the system resolver (`dns.lookup`, every address). */

@@ -13,7 +13,7 @@ import type { PipelineDeps } from '../pipeline-deps.ts';
 import type { InstallCommand } from '../repo-checks.ts';
 
 /** The deployment's egress settings, and who hears of each connection the proxy refused. */
-export interface InstallEgress extends DeploymentEgress {
+interface InstallEgress extends DeploymentEgress {
   onRefused(refused: RefusedConnection): Promise<unknown>;
 }
 
