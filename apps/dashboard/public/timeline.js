@@ -246,6 +246,10 @@ const DESCRIBE = {
   slack_thread: line('Slack thread started'),
   stuck: (d) => ({ text: `No progress in ${d.step} for ${Math.round((d.idleMs ?? 0) / 60_000)} min`, tone: 'bad' }),
   unstuck: line('Moving again', 'info'),
+  egress_refused: (d) => ({
+    text: `${d.step} step: connection to ${d.host}:${d.port} refused (${String(d.reason).replaceAll('_', ' ')})`,
+    tone: 'bad',
+  }),
 };
 
 /**
@@ -292,6 +296,7 @@ export const CHANGES_RECORD = {
   slack_session: false,
   instructions: false,
   mcp: false,
+  egress_refused: false,
 };
 
 /** `{ text, tone, link? }` for one event; a type newer than this page is shown by name. */

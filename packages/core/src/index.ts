@@ -5,6 +5,7 @@ export * from './feature-request.ts';
 export * from './in-span.ts';
 export * from './listen-or-explain.ts';
 export * from './logger.ts';
+export * from './network-allow-entry.ts';
 export * from './operation.ts';
 export * from './operation-event.ts';
 export * from './origin-label.ts';

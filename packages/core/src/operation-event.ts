@@ -66,6 +66,12 @@ export const OperationEventData = {
   retried: z.looseObject({ retryId: z.string(), by: z.string() }),
   slack_session: z.looseObject({}),
   slack_thread: z.looseObject({ channel: z.string(), ts: z.string() }),
+  /**
+   * The install step's egress proxy refused a connection: the host and port asked for, why
+   * (`not_allowed`, `service_port`, `loopback`, `link_local`, `private`, …), the address it
+   * resolved to, and the step (install, baseline, base_merge).
+   */
+  egress_refused: z.looseObject({ host: z.string(), port: z.number(), reason: z.string(), step: z.string() }),
   /** The stuck watchdog's report of a silent step, and its all-clear. */
   stuck: z.looseObject({ step: z.string(), idleMs: z.number() }),
   unstuck: z.looseObject({}),

@@ -146,6 +146,16 @@ function createGitHubForge(config: Config, logger: Logger, redactor: Redactor): 
   });
 }
 
+/**
+ * The service's own ports, refused to every install whatever address its host resolves to:
+ * the API (PORT), the worker's health port and Redis. (A postinstall script once wrote into
+ * the worker's Redis, which has no password under `npm start`.)
+ */
+function servicePorts(config: Config): number[] {
+  const redis = config.redisUrl ? [Number(new URL(config.redisUrl).port || 6379)] : [];
+  return [config.port, config.workerPort, ...redis, ...config.redisClusterNodes.map((n) => n.port)];
+}
+
 /** What the API process gets instead of a model and a sandbox: it runs no operation. */
 function notInThisProcess(what: string): never {
   throw new PullwrightError('unavailable', `the api process runs no ${what}; a worker does`);
@@ -240,6 +250,7 @@ export async function createRuntime(
     workspace: new WorkspaceManager(config.workspaceDir, logger),
     dependencies: new DependencyCache(path.join(config.workspaceDir, 'deps')),
     runner,
+    egress: { trusted: config.networkAllow, servicePorts: servicePorts(config) },
     redactor,
     scanner,
     logger,

@@ -1,4 +1,4 @@
-import { BranchName, OperationType } from '@pullwright/core';
+import { BranchName, NetworkAllowText, OperationType } from '@pullwright/core';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { CronSchedule } from './cron-schedule.ts';
@@ -268,8 +268,18 @@ export const ScheduleName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'sche
 export const RepoPolicyFile = z.strictObject({
   /** The repository's checks by name, run in the sandbox; default: what package.json implies. */
   checks: z.record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), CommandEntry).optional(),
-  /** Dependency install, the one command allowed network (to package registries). */
+  /** Dependency install, the one command allowed network (through the egress proxy, see `network`). */
   install: CommandEntry.optional(),
+  network: z
+    .strictObject({
+      /**
+       * Hosts the install step may reach (`host[:port]`, `*.` for subdomains), on public
+       * addresses only; replaces the default, the package registries of the ecosystems the
+       * repository uses (see defaultRegistries). The deployment's NETWORK_ALLOW adds to it.
+       */
+      allow: z.array(NetworkAllowText).max(100),
+    })
+    .optional(),
   /** Lints one file after each edit; `{file}` is replaced by the path. */
   lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
   ...policyShape,

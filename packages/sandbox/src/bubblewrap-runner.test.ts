@@ -1,16 +1,18 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BubblewrapRunner } from './bubblewrap-runner.ts';
 import type { CommandSpec } from './command-runner.ts';
+import { EgressProxy, type RefusedConnection } from './egress-proxy.ts';
 import { leftoverProcesses } from './leftover-processes.ts';
 
 const CANARY = `pw-canary-${randomBytes(12).toString('hex')}`;
 const MiB = 1024 * 1024;
+const EGRESS_PROBE = path.join(import.meta.dirname, 'testing', 'egress-probe.cjs');
 
 describe('BubblewrapRunner escape battery', () => {
   const runner = new BubblewrapRunner({ limits: { pids: 64, memoryBytes: 256 * MiB } });
@@ -73,11 +75,31 @@ describe('BubblewrapRunner escape battery', () => {
     expect(connections).toBe(0);
   });
 
-  it('reaches the network only when the spec asks for it (the install step)', async () => {
-    const result = await run(connectScript(serverPort), { network: true });
-    expect(result.output).toContain('CONNECTED');
-    expect(connections).toBe(1);
-    connections = 0;
+  it('reaches the network only through the egress proxy it is given (the install step)', async () => {
+    const redisPort = Number(new URL(inject('redisUrl')).port);
+    const refused: RefusedConnection[] = [];
+    const proxy = await EgressProxy.start(
+      { allow: [], trusted: [`127.0.0.1:${serverPort}`], servicePorts: [] },
+      { onRefused: (r) => refused.push(r) },
+    );
+    copyFileSync(EGRESS_PROBE, path.join(repo, 'egress-probe.cjs'));
+    try {
+      const result = await run(
+        `node egress-probe.cjs direct:127.0.0.1:${serverPort} connect:127.0.0.1:${redisPort} connect:127.0.0.1:${serverPort}`,
+        { egress: { socketDir: proxy.socketDir } },
+      );
+      expect(result.output.trim().split('\n')).toEqual([
+        `direct 127.0.0.1:${serverPort} ECONNREFUSED`,
+        `connect 127.0.0.1:${redisPort} 403`,
+        `connect 127.0.0.1:${serverPort} 200`,
+      ]);
+      expect(refused).toEqual([{ host: '127.0.0.1', port: redisPort, reason: 'not_allowed' }]);
+      expect(connections).toBe(1);
+    } finally {
+      await proxy.close();
+      rmSync(path.join(repo, 'egress-probe.cjs'));
+      connections = 0;
+    }
   });
 
   // Escape attempts below run as one list with `set +e`: each attempt is expected to fail, and

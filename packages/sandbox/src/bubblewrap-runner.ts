@@ -6,6 +6,7 @@ import path from 'node:path';
 import { PullwrightError } from '@pullwright/core';
 import { CgroupScope } from './cgroup-scope.ts';
 import type { CommandResult, CommandRunner, CommandSpec, RunningCommand } from './command-runner.ts';
+import { egressBridge } from './egress-bridge-command.ts';
 import { findExecutable } from './find-executable.ts';
 import { gitReadOnlyPaths } from './git-read-only-paths.ts';
 import { spawnLongRunning } from './long-running-command.ts';
@@ -79,9 +80,9 @@ function isInside(child: string, parent: string): boolean {
  * Runs repo commands under bubblewrap with nothing of the host but what a check needs: an
  * unprivileged uid in a user namespace, the toolchain directories (`/usr`, `/lib*`, `/bin`)
  * and an allowlisted `/etc` read-only, the worktree read-write with its `.git` (and the mirror
- * a linked worktree shares objects with) read-only, a private `/tmp` and HOME, no network
- * unless asked, own pid/ipc/uts namespaces, an allowlisted environment, rlimits on every
- * process and a per-command cgroup for the whole tree when the host allows one. Killing bwrap
+ * a linked worktree shares objects with) read-only, a private `/tmp` and HOME, a network
+ * namespace with nothing but its own loopback (the install step's one way out is the egress
+ * proxy), own pid/ipc/uts namespaces, an allowlisted environment, rlimits on every process and a per-command cgroup for the whole tree when the host allows one. Killing bwrap
  * on timeout ends the pid namespace, so nothing the command started survives it.
  */
 export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
@@ -198,7 +199,9 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     if (options.has('--disable-userns')) args.push('--disable-userns');
     args.push('--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts');
     args.push('--unshare-cgroup-try', '--cap-drop', 'ALL');
-    if (!spec.network) args.push('--unshare-net');
+    // Always a network namespace of its own: the install step's one way out is the egress
+    // proxy's socket mounted below, never the host's interfaces (loopback included).
+    args.push('--unshare-net');
     const visible: string[] = [];
     for (const dir of TOOLCHAIN_DIRS) {
       const link = readLinkOrUndefined(dir);
@@ -214,7 +217,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
       args.push('--ro-bind', nodePrefix, nodePrefix);
       visible.push(nodePrefix);
     }
-    args.push(...sandboxEtcArgs(spec.network === true));
+    args.push(...sandboxEtcArgs());
     visible.push('/etc');
     args.push('--dev', '/dev', '--proc', '/proc');
     // A bounded /tmp (bwrap >= 0.7); older ones get the kernel's default, half the RAM.
@@ -228,9 +231,11 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     }
     args.push('--perms', '0700', '--dir', SANDBOX_HOME, spec.readOnlyRoot ? '--ro-bind' : '--bind', root, root);
     for (const readOnly of gitReadOnlyPaths(root)) args.push('--ro-bind', readOnly, readOnly);
+    const bridge = spec.egress ? egressBridge(spec.egress.socketDir, realpathSync(process.execPath)) : undefined;
+    for (const [host, inside] of bridge?.mounts ?? []) args.push('--ro-bind', host, inside);
     args.push('--clearenv');
     for (const [key, value] of Object.entries(safeEnv(SANDBOX_HOME, spec.env))) args.push('--setenv', key, value);
-    args.push('--chdir', cwd, '--', ...shellArgv(spec.command));
+    args.push('--chdir', cwd, '--', ...(bridge?.argv ?? []), ...shellArgv(spec.command));
     return args;
   }
 }

@@ -17,10 +17,13 @@ export interface CommandSpec {
   env?: Record<string, string>;
   signal?: AbortSignal;
   /**
-   * Network access. Default false: only the dependency-install step, which runs before the
-   * agent loop, asks for it (package registries); checks the model can steer never get it.
+   * Network access, through the worker's egress proxy only (see EgressProxy): the directory
+   * holding its unix socket. The sandboxing runners keep the command in a network namespace
+   * of its own whatever this says, mount the directory and start the bridge that points the
+   * proxy variables at it. Default none: only the dependency-install step asks for it;
+   * checks the model can steer never get it.
    */
-  network?: boolean;
+  egress?: { socketDir: string };
   /**
    * Mount the root read-only as well (sandboxing runners): for processes that must never
    * change the worktree themselves, such as a repository's MCP servers — the model changes

@@ -431,6 +431,7 @@ export class SlackMessages {
       case 'slack_thread':
       case 'stuck':
       case 'unstuck':
+      case 'egress_refused':
       case 'plan_step':
       case 'fix_report':
         return undefined;

@@ -2,7 +2,7 @@ import { type BaselineCheck, failureFingerprint } from '@pullwright/agent';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Step } from '../frame/job-frame.ts';
 import { type CheckResultCache, commandLines, RepoChecks, type RepoCommands } from '../repo-checks.ts';
-import { dependencyCacheOf, installDependencies } from './install-dependencies.ts';
+import { dependencyCacheOf, installDependencies, operationEgress } from './install-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
 /** Every check once on a tree, as a baseline entry (with the fingerprint of a failure). */
@@ -61,6 +61,7 @@ export const baselineStep: Step<WorkContext> = {
         commands.install,
         dir,
         deps.redactor,
+        operationEgress(deps, ctx.opId, 'baseline'),
         await dependencyCacheOf(deps, repo, baseSha),
       );
       const baseline = await runBaseline(dir, commands, deps.runner, { results: deps.checkResults, repo }, run.signal);

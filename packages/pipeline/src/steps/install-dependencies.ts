@@ -1,35 +1,66 @@
 import { truncateOutput } from '@pullwright/agent';
-import type { CommandRunner } from '@pullwright/sandbox';
+import {
+  type CommandResult,
+  type CommandRunner,
+  type DeploymentEgress,
+  EgressProxy,
+  type RefusedConnection,
+} from '@pullwright/sandbox';
 import type { Redactor } from '@pullwright/security';
 import type { DependencyCache, DependencySpec } from '@pullwright/workspace';
 import { StopOperation } from '../frame/stop-operation.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
-import type { RepoCommand } from '../repo-checks.ts';
+import type { InstallCommand } from '../repo-checks.ts';
+
+/** The deployment's egress settings, and who hears of each connection the proxy refused. */
+interface InstallEgress extends DeploymentEgress {
+  onRefused(refused: RefusedConnection): Promise<unknown>;
+}
 
 /**
  * The install step, wherever a tree needs its dependencies (an operation's worktree, a base
  * checkout for the baseline, the merge train's merged tree): the one sandboxed command
- * allowed network (package registries only), with its own timeout, before any change by
- * the model exists in that tree. With a cache, a tree installed before from the same lock
+ * allowed network, with its own timeout. Its only way out is an egress proxy started for this
+ * run (the install's `allow` hosts plus the deployment's); every refused connection is
+ * reported before this returns. With a cache, a tree installed before from the same lock
  * file, manifest and command is copied in instead (see DependencyCache).
  */
 export async function installDependencies(
   runner: CommandRunner,
-  install: RepoCommand | undefined,
+  install: InstallCommand | undefined,
   dir: string,
   redactor: Pick<Redactor, 'redact'>,
+  egress: InstallEgress,
   cached?: { cache: DependencyCache; spec: Omit<DependencySpec, 'command'> },
 ): Promise<'none' | 'restored' | 'installed'> {
   if (!install) return 'none';
   const key = cached?.cache.keyOf({ ...cached.spec, command: install.command });
   if (key && (await cached!.cache.restore(key, dir))) return 'restored';
-  const r = await runner.run({
-    command: install.command,
-    cwd: dir,
-    root: dir,
-    timeoutMs: install.timeoutMs,
-    network: true,
-  });
+  const reported: Promise<unknown>[] = [];
+  const proxy = await EgressProxy.start(
+    { allow: install.allow, trusted: egress.trusted, servicePorts: egress.servicePorts },
+    {
+      onRefused: (refused) => {
+        const report = egress.onRefused(refused);
+        // Awaited below; until then a failed report must not count as unhandled.
+        report.catch(() => undefined);
+        reported.push(report);
+      },
+    },
+  );
+  let r: CommandResult;
+  try {
+    r = await runner.run({
+      command: install.command,
+      cwd: dir,
+      root: dir,
+      timeoutMs: install.timeoutMs,
+      egress: { socketDir: proxy.socketDir },
+    });
+  } finally {
+    await proxy.close();
+  }
+  await Promise.all(reported);
   if (r.exitCode !== 0) {
     const why = r.killedBy === 'timeout' ? `timed out after ${Math.round(install.timeoutMs / 1000)} s` : 'failed';
     throw new StopOperation(
@@ -52,4 +83,13 @@ export async function dependencyCacheOf(
   return lockfile === undefined || manifest === undefined
     ? undefined
     : { cache: deps.dependencies, spec: { repo, lockfile, manifest } };
+}
+
+/** An operation's install egress: each refused connection becomes an `egress_refused` event naming the step. */
+export function operationEgress(
+  deps: Pick<PipelineDeps, 'egress' | 'events'>,
+  opId: string,
+  step: string,
+): InstallEgress {
+  return { ...deps.egress, onRefused: (refused) => deps.events.append(opId, 'egress_refused', { ...refused, step }) };
 }

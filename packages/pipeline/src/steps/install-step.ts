@@ -1,5 +1,5 @@
 import type { Step } from '../frame/job-frame.ts';
-import { dependencyCacheOf, installDependencies } from './install-dependencies.ts';
+import { dependencyCacheOf, installDependencies, operationEgress } from './install-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
 /** install: the repository's dependencies in this job's worktree, before the baseline and the model. */
@@ -13,6 +13,7 @@ export const installStep: Step<WorkContext> = {
       commands.install,
       ws.dir,
       ctx.deps.redactor,
+      operationEgress(ctx.deps, ctx.op.id, 'install'),
       await dependencyCacheOf(ctx.deps, ctx.op.repo, baseSha),
     );
     return { command: commands.install.command, how };
