@@ -102,9 +102,18 @@ describe('default rules', () => {
       'slice of a base64 blob',
       `src: url(data:font/woff2;base64,d09GMgABAAAAA/EAA${'q7Zk2Lm9Xv4Tn8Wp1Rs6'.repeat(6)}+AKCp${'Hb3Jd5Kf7Lg9Mh2Nj4'.repeat(5)}/gQ==)`,
     ],
+    ['file path in a flow list', 'instructions: [/etc/passwd, ../outside.md]'],
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
+  });
+
+  it('reads a comma as an assignment only after a quoted password name', () => {
+    const value = pick('abcdefghijklmnopqrstuvwxyz0123456789!@#', 16);
+    expect(scanner.scanText(`setenv("DB_PASSWORD", "${value}")`, 'src/app.c').map((f) => f.ruleId)).toEqual([
+      'generic-password',
+    ]);
+    expect(scanner.scanText(`files = [etc/passwd, ${value}]`, 'src/app.c')).toEqual([]);
   });
 
   it('ignores lock files for the generic rule', () => {
