@@ -10,6 +10,7 @@ import { crc32Base62Suffix, verifiesChecksum } from './token-checksum.ts';
  * recall corpus (other seed, every syntax, encodings) is bench/scanner-recall.bench.ts.
  */
 const pick = seededPick(20251124);
+const HEX = '0123456789abcdef';
 const URLSAFE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-';
 const rows = CREDENTIAL_SAMPLES.map((sample) => {
   const secret = sample.secret(pick);
@@ -170,6 +171,27 @@ describe('default rules', () => {
         'cloudflare-scannable-token',
       );
     }
+  });
+
+  it('takes an AppRole secret_id, not the role_id or an Azure client secret id', () => {
+    const id = () => `${pick(HEX, 8)}-${pick(HEX, 4)}-4${pick(HEX, 3)}-a${pick(HEX, 3)}-${pick(HEX, 12)}`;
+    const ids = (text: string) => scanner.scanText(text, 'vault.hcl').map((f) => f.ruleId);
+    expect(ids(`secret_id = '${id()}'`)).toEqual(['vault-approle-secret-id']);
+    expect(ids(`role_id = '${id()}'`)).toEqual([]);
+    expect(ids(`client_secret_id = '${id()}'`)).toEqual([]);
+  });
+
+  it('takes LangSmith keys in the issued shape only (32 and 10 hex digits)', () => {
+    const key = `lsv2_sk_${pick(HEX, 32)}_${pick(HEX, 10)}`;
+    expect(scanner.scanText(key, 'notes.md').map((f) => f.ruleId)).toEqual(['langsmith-api-key']);
+    expect(scanner.scanText(`${key.slice(0, 20)}z${key.slice(21)}`, 'notes.md')).toEqual([]);
+  });
+
+  it('reads a credential name holding an Authorization value or a long token', () => {
+    const ids = (text: string) => scanner.scanText(text, 'main.go').map((f) => f.ruleId);
+    expect(ids(`apiToken := "Bearer ${pick(URLSAFE.slice(0, 62), 24)}"`)).toEqual(['generic-api-key']);
+    // OAuth refresh tokens run to a thousand characters and more.
+    expect(ids(`"refresh_token": "1.${pick(URLSAFE, 900)}"`)).toEqual(['generic-api-key']);
   });
 
   it('ignores lock files for the generic rule', () => {
