@@ -194,6 +194,22 @@ describe('default rules', () => {
     expect(ids(`"refresh_token": "1.${pick(URLSAFE, 900)}"`)).toEqual(['generic-api-key']);
   });
 
+  it('reads a password compared with a literal, under a name ending in pass, with symbols in it', () => {
+    const value = `${pick('abcdefghijklmnopqrstuvwxyz', 4)}{${pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 3)})p\${${pick(HEX, 4)}]`;
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    for (const text of [`if (db_pass !== "${value}") {`, `smtp.pass = "${value}"`, `password === '${value}'`]) {
+      expect(ids(text), text).toEqual(['generic-password']);
+    }
+    for (const text of [
+      `const bypass_cache = "${value}"`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, scanned as text
+      'password: "${{ secrets.DB_PASSWORD }}"',
+      'db_pass: "hashPassword(input)"',
+    ]) {
+      expect(ids(text), text).toEqual([]);
+    }
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
