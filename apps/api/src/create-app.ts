@@ -19,6 +19,7 @@ import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { interdiffRouter } from './interdiff-router.ts';
+import { internalRouter } from './internal-router.ts';
 import { refuseDeepJson } from './json-depth.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
@@ -39,7 +40,8 @@ const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 const READY_TIMEOUT_MS = 1000;
 
 /** The API wires Slack itself, so it takes Slack's runtime plus what its own routes use. */
-export type ApiDeps = SlackRuntime & Pick<Runtime, 'artifacts' | 'locks' | 'workspace' | 'demo' | 'features'>;
+export type ApiDeps = SlackRuntime &
+  Pick<Runtime, 'artifacts' | 'locks' | 'workspace' | 'demo' | 'features' | 'internal'>;
 
 /** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
 async function operationOfBranch(store: ApiDeps['store'], branch: string) {
@@ -72,6 +74,9 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   // Before the JSON parser: Slack's signature is over the raw bytes, which these routes read themselves.
   const slack = createSlackServices(deps);
   if (slack?.signingSecret) app.use('/slack', slackRouter(slack, slack.signingSecret));
+  // Before the JSON parser: model requests are larger than REST bodies, and these routes
+  // take WORKER_TOKEN (or a job credential), never API_TOKEN.
+  if (deps.internal) app.use('/internal/v1', internalRouter(deps.internal, deps.logger));
   // The depth is measured on the raw bytes, before JSON.parse and before any route or authentication.
   app.use(express.json({ limit: '256kb', verify: (_req, _res, body) => refuseDeepJson(body) }));
   app.use(wellFormedBody());
