@@ -70,6 +70,10 @@ const FIX_SCRIPT = (): Responder[] => [
 /** A whole /debug run on a loaded machine (checks run twice in the sandbox); waitUntilDone stops first. */
 const RUN_TIMEOUT_MS = 240_000;
 
+/** The key a model call carried: the SDK sends it as a bearer token (older versions: `x-api-key`). */
+const keyOf = (r: RecordedRequest) =>
+  r.headers['x-api-key'] ?? /^Bearer (.+)$/.exec(r.headers.authorization ?? '')?.[1];
+
 /** The long-lived keys no worker may hold. */
 const LONG_LIVED = /ANTHROPIC_API_KEY|OPENAI_API_KEY|GITHUB_APP_PRIVATE_KEY|API_TOKEN/;
 
@@ -215,7 +219,7 @@ describe('a split deployment whose workers hold no App key and no model key', ()
 
       // Every model call reached the model server with the gateway's key.
       expect(model.requests).toHaveLength(7);
-      for (const r of model.requests) expect(r.headers['x-api-key']).toBe(MODEL_KEY);
+      for (const r of model.requests) expect(keyOf(r)).toBe(MODEL_KEY);
       // The gateway's meter and the operation's own record agree.
       const meter = await redis.hgetall(`${d.prefix}:gateway:{${id}}`);
       expect(Number(meter.calls)).toBe(7);

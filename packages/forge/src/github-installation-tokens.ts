@@ -17,7 +17,7 @@ export const INSTALLATION_TOKEN_PERMISSIONS = {
   actions: 'read',
 } as const;
 
-export type TokenPermissions = Readonly<Partial<Record<keyof typeof INSTALLATION_TOKEN_PERMISSIONS, 'read' | 'write'>>>;
+type TokenPermissions = Readonly<Partial<Record<keyof typeof INSTALLATION_TOKEN_PERMISSIONS, 'read' | 'write'>>>;
 
 /**
  * What each holder's token may do, by the job it serves (holders are `<opId>/<job>`, see the
@@ -34,7 +34,7 @@ const PERMISSIONS_BY_JOB: Readonly<Record<string, TokenPermissions>> = {
 const PREFETCH = 'prefetch:';
 
 /** The permissions a holder's job needs (see PERMISSIONS_BY_JOB). */
-export function permissionsFor(holder: string): TokenPermissions {
+function permissionsFor(holder: string): TokenPermissions {
   if (holder.startsWith(PREFETCH)) return { contents: 'read' };
   const slash = holder.lastIndexOf('/');
   return (slash >= 0 && PERMISSIONS_BY_JOB[holder.slice(slash + 1)]) || INSTALLATION_TOKEN_PERMISSIONS;

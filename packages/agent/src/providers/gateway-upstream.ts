@@ -18,7 +18,7 @@ export interface ForwardedCall {
   usage: ModelUsage;
 }
 
-export interface UpstreamOptions {
+interface UpstreamOptions {
   /** The real key: it lives in the API process only. Optional for a local OpenAI-compatible server. */
   apiKey: string | undefined;
   /** ANTHROPIC_BASE_URL / OPENAI_BASE_URL; the SDK's default when unset. */
@@ -124,7 +124,7 @@ export async function forwardChatCompletions(
 }
 
 /** An upstream failure as the gateway answers it: the provider's status, error body and retry hints. */
-export interface UpstreamAnswer {
+interface UpstreamAnswer {
   status: number;
   body: unknown;
   headers: Record<string, string>;

@@ -3,7 +3,7 @@ import { type GitHubInstallationTokens, holderOperation } from '@pullwright/forg
 import type { OperationStore } from '@pullwright/queue';
 
 /** What a worker receives: the token and when it expires (it asks again before then). */
-export interface BrokeredToken {
+interface BrokeredToken {
   token: string;
   expiresAt: string;
 }

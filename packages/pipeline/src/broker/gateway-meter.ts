@@ -2,7 +2,7 @@ import type { ModelUsage } from '@pullwright/agent';
 import type { RedisClient, RedisKeys } from '@pullwright/queue';
 
 /** What the gateway counted for one subject: model calls, tokens (cache included, as budgets count them), cost. */
-export interface MeteredSpend {
+interface MeteredSpend {
   calls: number;
   tokens: number;
   costUsd: number;

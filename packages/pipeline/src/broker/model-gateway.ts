@@ -25,7 +25,7 @@ interface UpstreamConfig {
   openaiBaseUrl?: string | undefined;
 }
 
-export interface ModelGatewayOptions {
+interface ModelGatewayOptions {
   store: OperationStore;
   features: FeatureRequestStore;
   meter: GatewayMeter;
