@@ -2,13 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  anthropicStream,
-  type Responder,
-  type ScriptedServer,
-  sse,
-  startScriptedServer,
-} from '@pullwright/agent/testing';
+import { type ScriptedServer, startScriptedServer } from '@pullwright/agent/testing';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import { eventually } from '@pullwright/testing/eventually';
 import { Redis } from 'ioredis';
@@ -17,6 +11,7 @@ import { type CliProcess, spawnCli } from './support/cli-process.ts';
 import { FakeGitHub } from './support/fake-github.ts';
 import { freePort } from './support/free-port.ts';
 import { SAMPLE_DIR } from './support/sample-repo.ts';
+import { SCRIPTED_MODEL, SCRIPTED_USAGE, slugifyFixScript } from './support/slugify-model-script.ts';
 
 /**
  * A split deployment with the secrets where the design puts them: the API holds the GitHub App
@@ -28,44 +23,11 @@ const MODEL_KEY = 'sk-ant-api03-GATEWAYheldGATEWAYheld0123456789abcdefGATEWAY';
 const API_TOKEN = 'api-token-0123456789abcdefghij';
 const WORKER_TOKEN = 'worker-token-0123456789abcdefghij';
 const VERIFICATION_KEY = 'verification-key-0123456789abcdef';
-const MODEL = 'claude-sonnet-5-5';
 
-const plan = {
-  summary: 'slugify replaces only the first space; split on whitespace instead.',
-  steps: [{ title: 'Fix slugify', files: ['src/slugify.js'], acceptance: 'npm test passes' }],
-  risks: [],
-};
-const accept = { decision: 'accept', reasons: ['root cause fixed and covered by the existing tests'], must_fix: [] };
-const FIXED_LINE = "  return title.trim().toLowerCase().split(/\\s+/).join('-');";
-
-let toolSeq = 0;
-const usage = { input_tokens: 1200, output_tokens: 150, cache_read_input_tokens: 800 };
 /** What one scripted call costs at the list price (USD per million tokens: 2 in, 10 out, 0.1 cache read). */
-const CALL_USD = (1200 * 2 + 150 * 10 + 800 * 0.1) / 1_000_000;
-const aText = (text: string): Responder =>
-  sse(anthropicStream({ content: [{ type: 'text', text }], stop_reason: 'end_turn', usage, model: MODEL }));
-const aTool = (name: string, input: unknown): Responder =>
-  sse(
-    anthropicStream({
-      content: [{ type: 'tool_use', id: `toolu_${++toolSeq}`, name, input }],
-      stop_reason: 'tool_use',
-      usage,
-      model: MODEL,
-    }),
-  );
-const FIX_SCRIPT = (): Responder[] => [
-  aText(JSON.stringify(plan)),
-  aTool('run_check', { name: 'test' }),
-  aTool('read_file', { path: 'src/slugify.js' }),
-  aTool('edit_file', {
-    path: 'src/slugify.js',
-    oldText: "  return title.toLowerCase().replace(' ', '-');",
-    newText: FIXED_LINE,
-  }),
-  aTool('run_check', { name: 'test' }),
-  aText('Root cause: replace() with a string replaces once. Fixed by splitting on whitespace.'),
-  aText(JSON.stringify(accept)),
-];
+const CALL_USD =
+  (SCRIPTED_USAGE.input_tokens * 2 + SCRIPTED_USAGE.output_tokens * 10 + SCRIPTED_USAGE.cache_read_input_tokens * 0.1) /
+  1_000_000;
 
 /** A whole /debug run on a loaded machine (checks run twice in the sandbox); waitUntilDone stops first. */
 const RUN_TIMEOUT_MS = 240_000;
@@ -124,7 +86,7 @@ async function deploy(
     ...shared,
     INTERNAL_API_URL: apiUrl,
     LLM_PROVIDER: 'anthropic',
-    LLM_MODEL: MODEL,
+    LLM_MODEL: SCRIPTED_MODEL,
     WORKER_PORT: '0',
     CHECK_TIMEOUT_MS: '60000',
     ...options.workerEnv,
@@ -173,7 +135,7 @@ describe('a split deployment whose workers hold no App key and no model key', ()
 
   beforeAll(async () => {
     await gh.start();
-    model = await startScriptedServer(FIX_SCRIPT());
+    model = await startScriptedServer(slugifyFixScript());
     await gh.createRepository('acme/slugify', { fromDir: SAMPLE_DIR });
     await gh.createRepository('acme/other', { files: { 'README.md': 'other\n' } });
     d = await deploy(gh, model, { workers: 2 });
@@ -241,7 +203,7 @@ describe('a split deployment whose workers hold no App key and no model key', ()
       const call = await fetch(`${d.apiUrl}/internal/v1/model/anthropic/v1/messages`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: MODEL, max_tokens: 10, messages: [] }),
+        body: JSON.stringify({ model: SCRIPTED_MODEL, max_tokens: 10, messages: [] }),
       });
       expect(call.status).toBe(401);
     }
@@ -294,13 +256,15 @@ describe('a worker that spends past its operation budget through the gateway', (
 
   beforeAll(async () => {
     await gh.start();
-    model = await startScriptedServer(FIX_SCRIPT());
+    model = await startScriptedServer(slugifyFixScript());
     await gh.createRepository('acme/slugify', { fromDir: SAMPLE_DIR });
     // The worker believes the model is free, so its own budget never stops it (a worker that
     // under-reports its spend); only the gateway's meter, on the API's prices, can.
     d = await deploy(gh, model, {
       workers: 1,
-      workerEnv: { LLM_PRICES: JSON.stringify({ [MODEL]: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }) },
+      workerEnv: {
+        LLM_PRICES: JSON.stringify({ [SCRIPTED_MODEL]: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
+      },
     });
   }, 180_000);
 
