@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type ScriptedServer, startScriptedServer } from '@pullwright/agent/testing';
+import { type RecordedRequest, type ScriptedServer, startScriptedServer } from '@pullwright/agent/testing';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
 import { eventually } from '@pullwright/testing/eventually';
 import { Redis } from 'ioredis';

@@ -33,7 +33,12 @@ function recordingSink() {
 }
 
 const usage = { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 50, cache_creation_input_tokens: 5 };
-const message = { content: [{ type: 'text' as const, text: 'hi' }], stop_reason: 'end_turn', usage, model: 'claude-x' };
+const message = {
+  content: [{ type: 'text' as const, text: 'hi' }],
+  stop_reason: 'end_turn' as const,
+  usage,
+  model: 'claude-x',
+};
 
 describe('the gateway’s upstream calls', () => {
   let server: ScriptedServer | undefined;
