@@ -1,16 +1,22 @@
 import {
-  anthropicStream,
   chatCompletion,
   json,
   type Responder,
   type ScriptedServer,
-  sse,
   startScriptedServer,
 } from '@pullwright/agent/testing';
 import { sampleSecret } from '@pullwright/security/credential-samples';
 import { eventually } from '@pullwright/testing/eventually';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
+import {
+  aText,
+  aTool,
+  FIXED_LINE,
+  SLUGIFY_ACCEPT,
+  SLUGIFY_PLAN,
+  slugifyFixScript,
+} from './support/slugify-model-script.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
 
@@ -18,30 +24,11 @@ import { waitForStatus } from './support/wait-for-status.ts';
 const ANTHROPIC_KEY = 'sk-ant-api03-PLANTEDplantedPLANTEDplanted0123456789abcdef';
 const OPENAI_KEY = sampleSecret('openai-api-key', 17);
 
-const plan = {
-  summary: 'slugify replaces only the first space; split on whitespace instead.',
-  steps: [{ title: 'Fix slugify', files: ['src/slugify.js'], acceptance: 'npm test passes' }],
-  risks: [],
-};
-const accept = { decision: 'accept', reasons: ['root cause fixed and covered by the existing tests'], must_fix: [] };
-const FIXED_LINE = "  return title.trim().toLowerCase().split(/\\s+/).join('-');";
+const plan = SLUGIFY_PLAN;
+const accept = SLUGIFY_ACCEPT;
 const FIXED_FILE = `/** Turns a title into a URL slug: "Hello Big World" -> "hello-big-world". */\nexport function slugify(title) {\n${FIXED_LINE}\n}\n`;
 
 let toolSeq = 0;
-const usage = { input_tokens: 1200, output_tokens: 150, cache_read_input_tokens: 800 };
-const aText = (text: string): Responder =>
-  sse(
-    anthropicStream({ content: [{ type: 'text', text }], stop_reason: 'end_turn', usage, model: 'claude-sonnet-5-5' }),
-  );
-const aTool = (name: string, input: unknown): Responder =>
-  sse(
-    anthropicStream({
-      content: [{ type: 'tool_use', id: `toolu_${++toolSeq}`, name, input }],
-      stop_reason: 'tool_use',
-      usage,
-      model: 'claude-sonnet-5-5',
-    }),
-  );
 const oText = (content: string): Responder =>
   json(chatCompletion({ content, finishReason: 'stop', usage: { prompt_tokens: 900, completion_tokens: 80 } }));
 const oTool = (name: string, args: unknown): Responder =>
@@ -104,19 +91,7 @@ describe('agent loop against real model APIs (local servers)', () => {
   }
 
   it('runs a /debug operation red → green over the Anthropic Messages API (streaming), with roles, usage and cost', async () => {
-    const { id, repo } = await start('anthropic', [
-      aText(JSON.stringify(plan)),
-      aTool('run_check', { name: 'test' }),
-      aTool('read_file', { path: 'src/slugify.js' }),
-      aTool('edit_file', {
-        path: 'src/slugify.js',
-        oldText: "  return title.toLowerCase().replace(' ', '-');",
-        newText: FIXED_LINE,
-      }),
-      aTool('run_check', { name: 'test' }),
-      aText('Root cause: replace() with a string replaces once. Fixed by splitting on whitespace.'),
-      aText(JSON.stringify(accept)),
-    ]);
+    const { id, repo } = await start('anthropic', slugifyFixScript());
     const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
     expect(op.evidence).toMatchObject({

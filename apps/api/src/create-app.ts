@@ -20,6 +20,7 @@ import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { interdiffRouter } from './interdiff-router.ts';
+import { internalRouter } from './internal-router.ts';
 import { refuseDeepJson } from './json-depth.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
@@ -53,6 +54,7 @@ export type ApiDeps = SlackRuntime &
     | 'scheduledWork'
     | 'schedules'
     | 'inboundEvents'
+    | 'internal'
   >;
 
 /** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
@@ -88,6 +90,9 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   if (slack?.signingSecret) app.use('/slack', slackRouter(slack, slack.signingSecret));
   // Before the JSON parser: each source's signature covers the raw body, and is the credential.
   app.use('/v1/events', eventsRouter(deps));
+  // Before the JSON parser: model requests are larger than REST bodies, and these routes
+  // take WORKER_TOKEN (or a job credential), never API_TOKEN.
+  if (deps.internal) app.use('/internal/v1', internalRouter(deps.internal, deps.logger));
   // The depth is measured on the raw bytes, before JSON.parse and before any route or authentication.
   app.use(express.json({ limit: '256kb', verify: (_req, _res, body) => refuseDeepJson(body) }));
   app.use(wellFormedBody());

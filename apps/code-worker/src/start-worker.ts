@@ -4,10 +4,12 @@ import {
   analyzeFeatureRequest,
   deployOperation,
   handleCiFailure,
+  inJobScope,
   mergeOperation,
   type Runtime,
   reviseOperation,
   runOperation,
+  tokenHolder,
 } from '@pullwright/pipeline';
 import {
   bullPrefix,
@@ -136,6 +138,19 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
   };
 
   /**
+   * Runs a job with its token holder in scope for every forge call it makes (see inJobScope),
+   * and revokes whatever token that holder still has when the job ends, however it ends.
+   */
+  const inTokenScope = async (opId: string, holder: string, handle: () => Promise<unknown>) => {
+    try {
+      return await inJobScope(holder, handle);
+    } finally {
+      const op = await runtime.store.find(opId).catch(() => undefined);
+      if (op) await runtime.forge.revokeToken(op.repo, holder).catch(() => undefined);
+    }
+  };
+
+  /**
    * The payload checked again against the catalog (it crossed a process boundary), and its
    * handler; `opId` is undefined for a job about no operation (a feature request's analysis).
    */
@@ -144,7 +159,9 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
     if (!isJobName(name)) return undefined;
     const run = <N extends JobName>(n: N) => {
       const payload = JOB_CATALOG[n].schema.parse(job.data) as JobData<N>;
-      return { opId: 'opId' in payload ? payload.opId : undefined, run: () => handlers[n](payload, runtime) };
+      const opId = 'opId' in payload ? payload.opId : undefined;
+      const handle = () => handlers[n](payload, runtime);
+      return { opId, run: opId ? () => inTokenScope(opId, tokenHolder(opId, n), handle) : handle };
     };
     return run(name);
   };

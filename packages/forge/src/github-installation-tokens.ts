@@ -59,6 +59,53 @@ export interface PermissionGap {
 /** How long a listing of the installations' permissions answers readiness probes. */
 const GAPS_TTL_MS = 60_000;
 
+type TokenPermissions = Readonly<Partial<Record<keyof typeof INSTALLATION_TOKEN_PERMISSIONS, 'read' | 'write'>>>;
+
+/**
+ * What each holder's token may do, by the job it serves (holders are `<opId>/<job>`, see the
+ * pipeline's `tokenHolder`): a merge merges and comments, and reads no CI; a deploy only
+ * follows the merged commit's status. Anything else (the process's own REST calls, a run, a
+ * revision, CI repair) gets the whole set above.
+ */
+const PERMISSIONS_BY_JOB: Readonly<Record<string, TokenPermissions>> = {
+  merge: { contents: 'write', pull_requests: 'write', issues: 'write' },
+  deploy: { contents: 'read', pull_requests: 'read', issues: 'write', checks: 'read' },
+};
+
+/** A worker fetching a queued operation's mirror ahead of its job (`prefetch:<opId>`) only reads. */
+const PREFETCH = 'prefetch:';
+
+/** The permissions a holder's job needs (see PERMISSIONS_BY_JOB). */
+function permissionsFor(holder: string): TokenPermissions {
+  if (holder.startsWith(PREFETCH)) return { contents: 'read' };
+  const slash = holder.lastIndexOf('/');
+  return (slash >= 0 && PERMISSIONS_BY_JOB[holder.slice(slash + 1)]) || INSTALLATION_TOKEN_PERMISSIONS;
+}
+
+/** The operation a job's holder belongs to (`<opId>/<job>`, `prefetch:<opId>`), or undefined for the process's own. */
+export function holderOperation(holder: string): { opId: string; job: string } | undefined {
+  if (holder.startsWith(PREFETCH)) return { opId: holder.slice(PREFETCH.length), job: 'prefetch' };
+  const slash = holder.lastIndexOf('/');
+  if (slash <= 0) return undefined;
+  return { opId: holder.slice(0, slash), job: holder.slice(slash + 1) };
+}
+
+/**
+ * Where a GitHub forge gets its installation tokens: minted in this process with the App key
+ * (`GitHubInstallationTokens`), or asked of the API's credential broker by a worker that holds
+ * no key (`BrokeredInstallationTokens`).
+ */
+export interface InstallationTokenSource {
+  /** A token for `repo` only, for `holder`, valid for at least the refresh margin. */
+  get(repo: string, holder?: string): Promise<string>;
+  /** Ends the holder's token (a failure is logged, not thrown). */
+  revoke(repo: string, holder?: string): Promise<void>;
+  /** Ends every token this process holds (shutdown). */
+  revokeAll(): Promise<void>;
+  /** The optional permissions (`actions: read`…) the installation covering `repo` has not granted. */
+  missingPermissions(repo: string): Promise<string[]>;
+}
+
 /**
  * GitHub installation tokens live one hour. Refreshing with 10 minutes left covers a git
  * push or a merge that starts just before expiry, with room for clock skew.
@@ -85,7 +132,7 @@ interface GitHubInstallationTokensOptions {
  * when the holder is done. Minting is our own call (not auth-app's cache) so two holders
  * never share a token: revoking one operation's token cannot break another's push.
  */
-export class GitHubInstallationTokens {
+export class GitHubInstallationTokens implements InstallationTokenSource {
   readonly #installations = new Map<string, Promise<{ id: number; permissions: Granted | undefined }>>();
   #gaps: { at: number; gaps: Promise<PermissionGap[]> } | undefined;
   readonly #tokens = new Map<string, Promise<CachedToken>>();
@@ -153,7 +200,7 @@ export class GitHubInstallationTokens {
     }
   }
 
-  /** A token for `repo` only, valid for at least the refresh margin. */
+  /** A token for `repo` only, with the permissions the holder's job needs, valid for at least the refresh margin. */
   async get(repo: string, holder = ''): Promise<string> {
     const key = `${repo}\0${holder}`;
     const cached = this.#tokens.get(key);
@@ -163,7 +210,7 @@ export class GitHubInstallationTokens {
       // Only the caller that still sees the stale entry replaces it; concurrent callers share the new one.
       if (this.#tokens.get(key) !== cached) return this.get(repo, holder);
     }
-    const minting = this.#mint(repo);
+    const minting = this.#mint(repo, permissionsFor(holder));
     this.#tokens.set(key, minting);
     minting.catch(() => {
       if (this.#tokens.get(key) === minting) this.#tokens.delete(key);
@@ -198,7 +245,12 @@ export class GitHubInstallationTokens {
     );
   }
 
-  async #mint(repo: string): Promise<CachedToken> {
+  /** When the holder's token expires (epoch ms), or undefined when it holds none: what the broker tells a worker. */
+  async expiresAt(repo: string, holder = ''): Promise<number | undefined> {
+    return (await this.#tokens.get(`${repo}\0${holder}`)?.catch(() => undefined))?.expiresAt;
+  }
+
+  async #mint(repo: string, permissions: TokenPermissions): Promise<CachedToken> {
     const installationId = await this.installationId(repo);
     if (installationId === undefined) {
       throw new PullwrightError('forge_failed', `the GitHub App is not installed on ${repo}`, { repo });
@@ -206,14 +258,12 @@ export class GitHubInstallationTokens {
     const [, name] = splitRepo(repo);
     // What the job needs and the installation grants: an optional permission it lacks is left out.
     const missing = new Set(await this.missingPermissions(repo));
-    const permissions = Object.fromEntries(
-      Object.entries(INSTALLATION_TOKEN_PERMISSIONS).filter(([n]) => !missing.has(permissionName(n))),
-    );
+    const granted = Object.fromEntries(Object.entries(permissions).filter(([n]) => !missing.has(permissionName(n))));
     try {
       const { data } = await this.app.request('POST /app/installations/{installation_id}/access_tokens', {
         installation_id: installationId,
         repositories: [name],
-        permissions,
+        permissions: granted,
       });
       this.options.onToken?.(data.token);
       this.#logger.debug({ repo, installationId, expiresAt: data.expires_at }, 'installation token minted');

@@ -15,6 +15,14 @@ export class RedisKeys {
     return `${this.prefix}:op:{${id}}:events`;
   }
 
+  /**
+   * What the model gateway metered for one subject (an operation, or a feature request's
+   * analysis): calls, tokens and cost, counted where the keys are, whatever the worker says.
+   */
+  gatewayMeter(subject: string): string {
+    return `${this.prefix}:gateway:{${subject}}`;
+  }
+
   /** Messages for a running operation from people (Slack thread replies…). */
   inbox(id: string): string {
     return `${this.prefix}:op:{${id}}:inbox`;
