@@ -1,4 +1,5 @@
 import { truncateOutput } from '@pullwright/agent';
+import type { DependencyLayer } from '@pullwright/core';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Redactor } from '@pullwright/security';
 import type { DependencyCache, DependencySpec } from '@pullwright/workspace';
@@ -6,30 +7,41 @@ import { StopOperation } from '../frame/stop-operation.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import type { RepoCommand } from '../repo-checks.ts';
 
+/** How a tree got its dependencies; a layered tree's commands need the layer mounted (see TreeDependencies). */
+export type Installed = { how: 'none' | 'restored' | 'installed' } | { how: 'layered'; layer: DependencyLayer };
+
 /**
  * The install step, wherever a tree needs its dependencies (an operation's worktree, a base
  * checkout for the baseline, the merge train's merged tree): the one sandboxed command
  * allowed network (package registries only), with its own timeout, before any change by
  * the model exists in that tree. With a cache, a tree installed before from the same lock
- * file, manifest and command is copied in instead (see DependencyCache).
+ * file, manifest and command is used instead (see DependencyCache): mounted as a layer when
+ * the caller runs the tree's commands with it (`layer`) and the runner can, else copied in.
  */
 export async function installDependencies(
   runner: CommandRunner,
   install: RepoCommand | undefined,
   dir: string,
   redactor: Pick<Redactor, 'redact'>,
-  cached?: { cache: DependencyCache; spec: Omit<DependencySpec, 'command'> },
-): Promise<'none' | 'restored' | 'installed'> {
-  if (!install) return 'none';
+  cached?: { cache: DependencyCache; spec: Omit<DependencySpec, 'command'>; layer?: boolean },
+  signal?: AbortSignal,
+): Promise<Installed> {
+  if (!install) return { how: 'none' };
   const key = cached?.cache.keyOf({ ...cached.spec, command: install.command });
-  if (key && (await cached!.cache.restore(key, dir))) return 'restored';
+  if (key && cached) {
+    const layer = cached.layer && (await runner.layersDependencies?.()) && (await cached.cache.layer(key, dir));
+    if (layer) return { how: 'layered', layer };
+    if (await cached.cache.restore(key, dir)) return { how: 'restored' };
+  }
   const r = await runner.run({
     command: install.command,
     cwd: dir,
     root: dir,
     timeoutMs: install.timeoutMs,
     network: true,
+    ...(signal ? { signal } : {}),
   });
+  if (r.killedBy === 'abort') throw new Error('install stopped: the job ended');
   if (r.exitCode !== 0) {
     const why = r.killedBy === 'timeout' ? `timed out after ${Math.round(install.timeoutMs / 1000)} s` : 'failed';
     throw new StopOperation(
@@ -39,7 +51,7 @@ export async function installDependencies(
   }
   // Stored before anything else runs in this tree: no check or model has touched it yet.
   if (key) await cached!.cache.store(key, dir);
-  return 'installed';
+  return { how: 'installed' };
 }
 
 /** The host's dependency cache for a base commit: its lock file and manifest decide the key. */
