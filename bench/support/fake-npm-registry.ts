@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** How many packages, and how much each weighs: a dev toolchain is ~200 packages (mocha + eslint: ~230). */
-export interface RegistryShape {
+interface RegistryShape {
   packages: number;
   /** Source files in each package, beside its index.js. */
   filesPerPackage: number;
@@ -26,7 +26,7 @@ interface Published {
   tarball: Buffer;
 }
 
-export interface FakeNpmRegistry {
+interface FakeNpmRegistry {
   url: string;
   close(): Promise<void>;
 }
