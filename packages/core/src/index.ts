@@ -1,5 +1,6 @@
 export * from './config.ts';
 export * from './define-lua-command.ts';
+export type { DependencyLayer } from './dependency-layer.ts';
 export * from './errors.ts';
 export * from './feature-request.ts';
 export * from './in-span.ts';

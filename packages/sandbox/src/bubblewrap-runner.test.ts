@@ -403,3 +403,50 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
     expect(execFileSync('git', ['-C', worktree, 'log', '--format=%s'], { encoding: 'utf8' })).toBe('first\n');
   });
 });
+
+describe('BubblewrapRunner dependency layers', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pw-bwrap-layer-'));
+    for (const d of ['root/node_modules', 'lower/dep', 'upper', 'work'])
+      mkdirSync(path.join(dir, d), { recursive: true });
+    writeFileSync(path.join(dir, 'lower', 'dep', 'index.js'), 'cached\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const layer = () => ({
+    at: path.join(dir, 'root', 'node_modules'),
+    lower: path.join(dir, 'lower'),
+    upper: path.join(dir, 'upper'),
+    work: path.join(dir, 'work'),
+  });
+
+  it('mounts the cached tree read-only below and the worktree’s own directory above', async () => {
+    const runner = new BubblewrapRunner();
+    expect(await runner.layersDependencies()).toBe(true);
+    const r = await runner.run({
+      command: 'cat node_modules/dep/index.js; echo mine > node_modules/dep/index.js; id -u',
+      cwd: path.join(dir, 'root'),
+      timeoutMs: 10_000,
+      dependencies: layer(),
+    });
+    expect(r.output).toBe('cached\n1000\n');
+    expect(readFileSync(path.join(dir, 'lower', 'dep', 'index.js'), 'utf8')).toBe('cached\n');
+    expect(readFileSync(path.join(dir, 'upper', 'dep', 'index.js'), 'utf8')).toBe('mine\n');
+    // On the host the worktree's node_modules is only the mount point.
+    expect(existsSync(path.join(dir, 'root', 'node_modules', 'dep'))).toBe(false);
+  });
+
+  it('refuses a layer outside the root, and says no to layers when they are turned off', async () => {
+    const runner = new BubblewrapRunner();
+    await expect(
+      runner.run({
+        command: 'true',
+        cwd: path.join(dir, 'root'),
+        timeoutMs: 10_000,
+        dependencies: { ...layer(), at: dir },
+      }),
+    ).rejects.toThrow('a dependency layer must be a directory inside the sandbox root');
+    expect(await new BubblewrapRunner({ dependencyLayers: false }).layersDependencies()).toBe(false);
+  });
+});

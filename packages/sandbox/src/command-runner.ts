@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { DependencyLayer } from '@pullwright/core';
 
 /** How every repo command (install, test, lint, build) is run: the seam the sandbox plugs into. */
 export interface CommandSpec {
@@ -30,6 +31,11 @@ export interface CommandSpec {
    * files only through its file tools and the workspace gate.
    */
   readOnlyRoot?: boolean;
+  /**
+   * A dependency tree shown inside the root without copying it (runners whose
+   * `layersDependencies` says yes), mounted for this command only.
+   */
+  dependencies?: DependencyLayer;
 }
 
 export interface CommandResult {
@@ -72,4 +78,9 @@ export interface CommandRunner {
    * `readOnlyRoot`); the others leave it out, and their callers refuse what needs it.
    */
   start?(spec: CommandSpec): Promise<RunningCommand>;
+  /**
+   * Whether `run` and `start` can mount a spec's `dependencies` (bubblewrap on a kernel with
+   * unprivileged overlays). Runners without it leave it out: their dependencies are copied.
+   */
+  layersDependencies?(): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import { truncateOutput } from '@pullwright/agent';
+import type { DependencyLayer } from '@pullwright/core';
 import {
   type CommandResult,
   type CommandRunner,
@@ -17,13 +18,18 @@ interface InstallEgress extends DeploymentEgress {
   onRefused(refused: RefusedConnection): Promise<unknown>;
 }
 
+/** How a tree got its dependencies; a layered tree's commands need the layer mounted (see TreeDependencies). */
+export type Installed = { how: 'none' | 'restored' | 'installed' } | { how: 'layered'; layer: DependencyLayer };
+
 /**
  * The install step, wherever a tree needs its dependencies (an operation's worktree, a base
  * checkout for the baseline, the merge train's merged tree): the one sandboxed command
- * allowed network, with its own timeout. Its only way out is an egress proxy started for this
- * run (the install's `allow` hosts plus the deployment's); every refused connection is
- * reported before this returns. With a cache, a tree installed before from the same lock
- * file, manifest and command is copied in instead (see DependencyCache).
+ * allowed network, with its own timeout, before any change by the model exists in that tree.
+ * Its only way out is an egress proxy started for this run (the install's `allow` hosts plus
+ * the deployment's); every refused connection is reported before this returns. With a cache,
+ * a tree installed before from the same lock file, manifest and command is used instead (see
+ * DependencyCache): mounted as a layer when the caller runs the tree's commands with it
+ * (`layer`) and the runner can, else copied in.
  */
 export async function installDependencies(
   runner: CommandRunner,
@@ -31,11 +37,16 @@ export async function installDependencies(
   dir: string,
   redactor: Pick<Redactor, 'redact'>,
   egress: InstallEgress,
-  cached?: { cache: DependencyCache; spec: Omit<DependencySpec, 'command'> },
-): Promise<'none' | 'restored' | 'installed'> {
-  if (!install) return 'none';
+  cached?: { cache: DependencyCache; spec: Omit<DependencySpec, 'command'>; layer?: boolean },
+  signal?: AbortSignal,
+): Promise<Installed> {
+  if (!install) return { how: 'none' };
   const key = cached?.cache.keyOf({ ...cached.spec, command: install.command });
-  if (key && (await cached!.cache.restore(key, dir))) return 'restored';
+  if (key && cached) {
+    const layer = cached.layer && (await runner.layersDependencies?.()) && (await cached.cache.layer(key, dir));
+    if (layer) return { how: 'layered', layer };
+    if (await cached.cache.restore(key, dir)) return { how: 'restored' };
+  }
   const reported: Promise<unknown>[] = [];
   const proxy = await EgressProxy.start(
     { allow: install.allow, trusted: egress.trusted, servicePorts: egress.servicePorts },
@@ -56,11 +67,13 @@ export async function installDependencies(
       root: dir,
       timeoutMs: install.timeoutMs,
       egress: { socketDir: proxy.socketDir },
+      ...(signal ? { signal } : {}),
     });
   } finally {
     await proxy.close();
   }
   await Promise.all(reported);
+  if (r.killedBy === 'abort') throw new Error('install stopped: the job ended');
   if (r.exitCode !== 0) {
     const why = r.killedBy === 'timeout' ? `timed out after ${Math.round(install.timeoutMs / 1000)} s` : 'failed';
     throw new StopOperation(
@@ -70,7 +83,7 @@ export async function installDependencies(
   }
   // Stored before anything else runs in this tree: no check or model has touched it yet.
   if (key) await cached!.cache.store(key, dir);
-  return 'installed';
+  return { how: 'installed' };
 }
 
 /** The host's dependency cache for a base commit: its lock file and manifest decide the key. */

@@ -9,6 +9,7 @@ import { operationBudget } from '../operation-accounting.ts';
 import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
 import { RunRecord } from '../run-record.ts';
 import { checkEvent } from './check-events.ts';
+import { TreeDependencies } from './tree-dependencies.ts';
 import type { WorkContext } from './work-context.ts';
 
 /**
@@ -98,9 +99,12 @@ export const prepareStep: Step<WorkContext> = {
         skipped: [...instructions.skipped],
       });
     const reportCheck = checkEvent(deps.events, ctx.opId);
+    // Installed beside the model (the install step): the worktree's commands wait for it.
+    const dependencies = new TreeDependencies(deps.dependencies);
+    const runner = dependencies.runner(deps.runner);
     // The worker's results by tree: the baseline's run answers the model's first run on the
     // untouched base, and the model's last run answers the verification of the same tree.
-    const checks = new RepoChecks(ws.dir, commands, deps.runner, {
+    const checks = new RepoChecks(ws.dir, commands, runner, {
       onRun: async (run) => {
         await record.checkRun(run);
         await reportCheck(run);
@@ -113,7 +117,7 @@ export const prepareStep: Step<WorkContext> = {
       scanner: deps.scanner,
       locks: ctx.locks,
       checks,
-      runner: deps.runner,
+      runner,
       lintFile: commands.lintFile,
       repoMapTokens: deps.repoMapTokens,
       fileOpsPerMinute: deps.fileOpsPerMinute,
@@ -126,6 +130,7 @@ export const prepareStep: Step<WorkContext> = {
       baseSha,
       startSha,
       commands,
+      dependencies,
       checks,
       gate,
       budget,
