@@ -121,6 +121,7 @@ export const prepareStep: Step<WorkContext> = {
       lintFile: commands.lintFile,
       repoMapTokens: deps.repoMapTokens,
       fileOpsPerMinute: deps.fileOpsPerMinute,
+      installed: () => dependencies.ready(),
     });
     const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
     ctx.work = {
