@@ -7,7 +7,7 @@ export * from './listen-or-explain.ts';
 export * from './logger.ts';
 export * from './operation.ts';
 export * from './operation-event.ts';
-export * from './outcome-reason.ts';
+export * from './outcome.ts';
 export * from './parse-unified-diff.ts';
 export * from './review-ledger.ts';
 export * from './state-machine.ts';

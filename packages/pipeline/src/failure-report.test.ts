@@ -6,8 +6,7 @@ describe('failureReport (seed 000 failure format)', () => {
     const report = failureReport({
       title: 'implement failed',
       request: 'Add rate limiting',
-      reason: 'path refused (protected): "package-lock.json"\nmore detail',
-      kind: undefined,
+      outcome: { code: 'path_refused', detail: '(protected): "package-lock.json"\nmore detail' },
       issues: [],
       files: [],
     });
@@ -16,28 +15,27 @@ describe('failureReport (seed 000 failure format)', () => {
         '## implement failed',
         '',
         '### Summary',
-        'Attempted: Add rate limiting. It stopped: path refused (protected): "package-lock.json".',
+        'Attempted: Add rate limiting. It stopped: refused: (protected): "package-lock.json".',
         '',
         '### Issues',
-        '- path refused (protected): "package-lock.json"',
+        '- refused: (protected): "package-lock.json"',
         '',
         '### Partial changes',
         'No file was changed.',
         '',
         '### Recommendation',
-        "Read the reason above and the operation's run record (its artifacts); retry once the cause is fixed.",
+        'The change needs a path no operation may touch (protected, a secret file, a nested repository): make that part by hand, or retry without it.',
         '',
       ].join('\n'),
     );
   });
 
-  it('shows traces under their issue, cuts a long kept diff, and picks the recommendation by kind', () => {
+  it('shows traces under their issue, cuts a long kept diff, and picks the recommendation by the outcome code', () => {
     const diff = `diff --git a/a b/a\n${'+x\n'.repeat(4000)}`;
     const report = failureReport({
       title: 'fix failed',
       request: 'Fix the test',
-      reason: 'budget exhausted: turns',
-      kind: 'budget',
+      outcome: { code: 'budget', detail: 'turns' },
       issues: [{ text: 'check `test` exited with 1', trace: 'not ok 1 - adds\n```inner```' }],
       files: ['src/a.js'],
       keptDiff: { diff, artifact: 'kept.diff' },
