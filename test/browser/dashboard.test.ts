@@ -185,12 +185,10 @@ describe('dashboard in a real browser', () => {
     await page.locator('a.brand').click();
     await page.locator(`#operations tr[data-id="${id}"][data-status="merged"]`).waitFor();
     await seed('Add a --dry-run flag to the release script', { source: 'slack', user: 'maria' }, ['running']);
-    await seed(
-      'Fix flaky timeout in the payments webhook test',
-      { source: 'github', user: 'octocat' },
-      ['running'],
-      { code: 'checks_failed', detail: 'check "test" exited with 1:\nTimeout of 2000ms exceeded' },
-    );
+    await seed('Fix flaky timeout in the payments webhook test', { source: 'github', user: 'octocat' }, ['running'], {
+      code: 'checks_failed',
+      detail: 'check "test" exited with 1:\nTimeout of 2000ms exceeded',
+    });
     const queued = await seed('Retry the upload when S3 answers 503', { source: 'api', user: 'ci-bot' }, []);
     await page.locator(`#operations tr[data-id="${queued}"]`).waitFor();
     expect(await page.locator('#operations tr.op-row').count()).toBe(4);

@@ -139,7 +139,10 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
     const op = await runtime.store.find(opId).catch(() => undefined);
     if (!op || FINAL_STATUSES.has(op.status)) return;
     await runtime.store
-      .end(opId, mapOutcomeText(outcome, (t) => redactor.redact(t)))
+      .end(
+        opId,
+        mapOutcomeText(outcome, (t) => redactor.redact(t)),
+      )
       .catch((err) => logger.warn({ opId, err: (err as Error).message }, 'could not fail the operation'));
   };
 

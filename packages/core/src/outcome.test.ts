@@ -21,8 +21,17 @@ describe('Outcome: how an operation ended, as data', () => {
     [{ code: 'rejected', by: 'alice', note: 'not now' }, 'rejected', 'rejected by alice: not now'],
     [{ code: 'requested', by: 'U123' }, 'cancelled', 'cancelled by U123'],
     [{ code: 'requested' }, 'cancelled', 'cancelled on request'],
-    [{ code: 'timeout', detail: 'the plan was not confirmed within 1 h' }, 'cancelled', 'timed out: the plan was not confirmed within 1 h'],
-    [{ code: 'budget', detail: 'cost $5.10 of $5.00', kept: 'kept.diff' }, 'failed', 'budget exhausted: cost $5.10 of $5.00 (the work so far is kept in kept.diff)'],
+    [{ code: 'timeout', within: '1 h' }, 'cancelled', 'the plan was not confirmed within 1 h'],
+    [
+      { code: 'path_refused', field: 'targetFiles', path: '.env', detail: 'a secret file' },
+      'failed',
+      'targetFiles: .env is refused: a secret file',
+    ],
+    [
+      { code: 'budget', detail: 'cost $5.10 of $5.00', kept: 'kept.diff' },
+      'failed',
+      'budget exhausted: cost $5.10 of $5.00 (the work so far is kept in kept.diff)',
+    ],
     [{ code: 'checks_failed', detail: 'test exited 1' }, 'failed', 'checks failed: test exited 1'],
   ] as const)('%j ends %s: "%s"', (outcome, status, sentence) => {
     const parsed = Outcome.parse(outcome);

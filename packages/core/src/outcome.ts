@@ -17,8 +17,8 @@ export const Outcome = z.discriminatedUnion('code', [
   z.object({ code: z.literal('rejected'), by: z.string(), note: z.string().max(4000).optional() }),
   /** Someone asked (a cancel, the plan's Cancel button) or the operation ended elsewhere meanwhile. */
   z.object({ code: z.literal('requested'), by: z.string().optional(), detail: detail.optional() }),
-  /** Nobody confirmed the plan in time. */
-  z.object({ code: z.literal('timeout'), detail }),
+  /** Nobody confirmed the plan within `within` (the one wait that cancels an operation). */
+  z.object({ code: z.literal('timeout'), within: z.string().max(100) }),
   z.object({ code: z.literal('checks_failed'), detail }),
   z.object({ code: z.literal('no_change'), detail }),
   /** The budget ran out; `kept` names the branch or artifact holding the work so far. */
@@ -31,17 +31,24 @@ export const Outcome = z.discriminatedUnion('code', [
   /** The model provider failed (after its own retries). */
   z.object({ code: z.literal('model'), detail }),
   z.object({ code: z.literal('secret_found'), detail }),
-  /** A path the request or the change may not touch (protected, secret, a nested repository). */
-  z.object({ code: z.literal('path_refused'), detail }),
+  /** A path the request (`field`) or the change may not touch (protected, secret, a nested repository). */
+  z.object({
+    code: z.literal('path_refused'),
+    /** Unset when `detail` already names it (a PathGuard refusal). */
+    path: z.string().max(4000).optional(),
+    detail,
+    field: z.string().max(100).optional(),
+  }),
   z.object({ code: z.literal('forbidden'), detail }),
   /** Someone else's commits on the branch, a moved head, a conflict that cannot go back to a revision. */
   z.object({ code: z.literal('conflict'), detail }),
   z.object({ code: z.literal('not_found'), detail }),
-  /** The request or the repository's configuration cannot be worked on as it is (no test command…). */
+  /** The request or the repository's configuration cannot be worked on as it is: `detail` names the fix. */
   z.object({ code: z.literal('misconfigured'), detail }),
-  z.object({ code: z.literal('install_failed'), detail }),
+  z.object({ code: z.literal('install_failed'), command: z.string().max(2000), detail }),
   z.object({ code: z.literal('sandbox'), detail }),
-  z.object({ code: z.literal('forge_unavailable'), detail }),
+  /** `forge` names it (`GitHub`, `the local forge`); retried until FORGE_RETRY_MS or the budget ran out. */
+  z.object({ code: z.literal('forge_unavailable'), forge: z.string().max(200), detail }),
   z.object({ code: z.literal('git_failed'), detail }),
   /** Workers died running the job (JOB_MAX_STALLED) or the job kept failing. */
   z.object({ code: z.literal('stalled'), detail }),
@@ -89,7 +96,7 @@ export const OUTCOME_KINDS = {
     retryable: false,
     describe: (o) => o.detail ?? (o.by ? `cancelled by ${o.by}` : 'cancelled on request'),
   },
-  timeout: labelled('timed out', 'cancelled'),
+  timeout: { status: 'cancelled', retryable: true, describe: (o) => `the plan was not confirmed within ${o.within}` },
   checks_failed: labelled('checks failed', 'failed'),
   no_change: labelled('no changes', 'failed'),
   budget: { status: 'failed', retryable: false, describe: (o) => keptIn(o, 'budget exhausted') },
@@ -99,14 +106,26 @@ export const OUTCOME_KINDS = {
   invalid_review: labelled('invalid review', 'failed', true),
   model: labelled('the model failed', 'failed', true),
   secret_found: labelled('commit blocked', 'failed'),
-  path_refused: labelled('refused', 'failed'),
+  path_refused: {
+    status: 'failed',
+    retryable: false,
+    describe: (o) => (o.path ? `${o.field ? `${o.field}: ` : ''}${o.path} is refused: ${o.detail}` : o.detail),
+  },
   forbidden: labelled('forbidden', 'failed'),
   conflict: labelled('conflict', 'failed'),
   not_found: labelled('not found', 'failed'),
-  misconfigured: labelled('cannot start', 'failed'),
-  install_failed: labelled('dependency install failed', 'failed'),
+  misconfigured: { status: 'failed', retryable: false, describe: (o) => o.detail },
+  install_failed: {
+    status: 'failed',
+    retryable: false,
+    describe: (o) => `dependency install (${o.command}) ${o.detail}`,
+  },
   sandbox: labelled('sandbox failed', 'failed', true),
-  forge_unavailable: labelled('forge unavailable', 'failed', true),
+  forge_unavailable: {
+    status: 'failed',
+    retryable: true,
+    describe: (o) => `${o.forge} is unavailable: ${o.detail}`,
+  },
   git_failed: labelled('git failed', 'failed', true),
   stalled: labelled('stalled', 'failed', true),
   internal: labelled('internal error', 'failed', true),
@@ -129,7 +148,8 @@ export function outcomeStatus(outcome: Outcome): EndStatus {
 /** The outcome with `fn` applied to every text it carries (redaction, host paths). */
 export function mapOutcomeText(outcome: Outcome, fn: (text: string) => string): Outcome {
   const mapped: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(outcome)) mapped[key] = key !== 'code' && typeof value === 'string' ? fn(value) : value;
+  for (const [key, value] of Object.entries(outcome))
+    mapped[key] = key !== 'code' && typeof value === 'string' ? fn(value) : value;
   return Outcome.parse(mapped);
 }
 
@@ -166,6 +186,6 @@ export function outcomeOfError(code: ErrorCode, message: string): Outcome {
       return { code: 'git_failed', detail: message };
     case 'forge_failed':
     case 'unavailable':
-      return { code: 'forge_unavailable', detail: message };
+      return { code: 'forge_unavailable', forge: 'the forge', detail: message };
   }
 }

@@ -55,10 +55,14 @@ export function transition(
     throw new PullwrightError('validation_failed', `a transition to ${to} needs an outcome`, { to });
   }
   if (outcome && outcomeStatus(outcome) !== to) {
-    throw new PullwrightError('validation_failed', `outcome ${outcome.code} ends in ${outcomeStatus(outcome)}, not ${to}`, {
-      to,
-      code: outcome.code,
-    });
+    throw new PullwrightError(
+      'validation_failed',
+      `outcome ${outcome.code} ends in ${outcomeStatus(outcome)}, not ${to}`,
+      {
+        to,
+        code: outcome.code,
+      },
+    );
   }
   const error = outcome && NEEDS_REASON.has(to) ? describeOutcome(outcome) : op.error;
   const next: Operation = { ...op, ...patch, status: to, updatedAt: now.toISOString() };

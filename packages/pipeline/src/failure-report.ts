@@ -44,11 +44,12 @@ const RECOMMENDATIONS = {
     'The change needs a path no operation may touch (protected, a secret file, a nested repository): make that part by hand, or retry without it.',
   forbidden: 'Ask someone with the needed role (IDENTITIES) to request or approve it.',
   conflict: 'Someone else changed the branch: bring it up to date by hand, or retry from a fresh request.',
-  not_found: 'Something the operation needs is gone (its base branch, its branch or pull request): restore it or retry against another base.',
+  not_found:
+    'Something the operation needs is gone (its base branch, its branch or pull request): restore it or retry against another base.',
   misconfigured:
     "Fix the repository's configuration named above (.pullwright.yml, package.json) or the service setting, then retry.",
   install_failed:
-    "Read the install output above: fix the lock file or the install command (.pullwright.yml `install`) and retry.",
+    'Read the install output above: fix the lock file or the install command (.pullwright.yml `install`) and retry.',
   sandbox: `Check the worker's sandbox (pullwright doctor). ${RETRY_LATER}`,
   forge_unavailable: `The forge did not answer in time. ${RETRY_LATER}`,
   git_failed: `A git command failed on the worker. ${RETRY_LATER}`,

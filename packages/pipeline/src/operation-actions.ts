@@ -57,7 +57,12 @@ export class OperationActions {
 
   async reject(id: string, by: Caller, reason?: string): Promise<Operation> {
     this.policy.authorize(by, 'reject', await this.store.get(id));
-    return this.store.end(id, { code: 'rejected', by: by.user, ...(reason ? { note: reason } : {}) }, {}, { by: by.user });
+    return this.store.end(
+      id,
+      { code: 'rejected', by: by.user, ...(reason ? { note: reason } : {}) },
+      {},
+      { by: by.user },
+    );
   }
 
   /**

@@ -66,8 +66,7 @@ export async function awaitPlanConfirmation(input: AwaitPlanConfirmationInput): 
     const c = op.planConfirmation;
     if (c && c.state !== 'pending') return { go: true, confirmation: c };
     const left = deadline - Date.now();
-    if (left <= 0)
-      return { go: false, stop: { code: 'timeout', detail: `the plan was not confirmed within ${describeWait(timeoutMs)}` } };
+    if (left <= 0) return { go: false, stop: { code: 'timeout', within: describeWait(timeoutMs) } };
     await new Promise((r) => setTimeout(r, Math.min(input.pollMs ?? POLL_MS, left)));
   }
 }

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import {
   type Budget,
   defineLuaCommand,
+  describeOutcome,
+  type EndStatus,
   type EvalAttempt,
   emptyUsage,
   type FeatureContext,
@@ -13,8 +15,6 @@ import {
   type OperationPriority,
   type OperationStatus,
   type OperationType,
-  describeOutcome,
-  type EndStatus,
   type Origin,
   type Outcome,
   outcomeStatus,

@@ -511,7 +511,10 @@ export class SlackMessages {
           false,
         );
       case 'rejected':
-        return plain(`${emoji ?? ':no_entry_sign:'} ${this.truncate(reason ?? 'Rejected.', OUTPUT_LIMIT, op.id)}`, true);
+        return plain(
+          `${emoji ?? ':no_entry_sign:'} ${this.truncate(reason ?? 'Rejected.', OUTPUT_LIMIT, op.id)}`,
+          true,
+        );
       case 'merged': {
         const text = `:tada: Merged${str(d.mergeSha) ? ` as \`${str(d.mergeSha)!.slice(0, 12)}\`` : ''}.`;
         // The Deploy button: whoever presses it needs the deploy role (checked on click).

@@ -43,7 +43,8 @@ export async function withForgeRetries<T>(
       if (elapsed + delay > ctx.deps.forgeRetryMs || delay > budgetLeft) {
         throw new StopOperation({
           code: 'forge_unavailable',
-          detail: `${forgeName(ctx)}: ${doing} was tried ${attempt} times over ${Math.round(elapsed / 1000)} s; ${err.message}`,
+          forge: forgeName(ctx),
+          detail: `${doing} was tried ${attempt} times over ${Math.round(elapsed / 1000)} s; ${err.message}`,
         });
       }
       ctx.log.warn({ attempt, delayMs: delay, err: err.message }, `forge unavailable while ${doing}; retrying`);

@@ -105,7 +105,8 @@ async function passGate(
     if (content.gitlinks.length > 0)
       throw new StopOperation({
         code: 'path_refused',
-        detail: `commit blocked: the change adds a nested git repository (gitlink) at ${content.gitlinks.join(', ')}; nested repositories are never published`,
+        path: content.gitlinks.join(', '),
+        detail: 'the change adds a nested git repository (gitlink) there; nested repositories are never published',
       });
     findings = scanPublishableChange(deps.scanner, {
       branch,

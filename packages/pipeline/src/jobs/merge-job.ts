@@ -194,9 +194,7 @@ export const MERGE_JOB: JobDefinition<MergeContext> = {
   context: (deps, op, log) => ({ deps, kind: 'merge', opId: op.id, op, log, handedOver: false, lockHeld: false }),
   steps: [mergeLockStep, trainStep, mergeStep],
   stop: async (ctx, stop) =>
-    FINAL_STATUSES.has(ctx.op.status)
-      ? ctx.op
-      : ctx.deps.store.end(ctx.opId, stop.outcome, {}, { job: 'merge' }),
+    FINAL_STATUSES.has(ctx.op.status) ? ctx.op : ctx.deps.store.end(ctx.opId, stop.outcome, {}, { job: 'merge' }),
   async release(ctx) {
     const { deps, op } = ctx;
     if (ctx.lockHeld)

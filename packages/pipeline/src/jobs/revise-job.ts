@@ -343,7 +343,12 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
     const current = await deps.store.get(ctx.opId);
     if (current.status !== 'running') return current;
     if (current.cancelRequested || stop.status === 'cancelled')
-      return deps.store.end(ctx.opId, stop.status === 'cancelled' ? stop.outcome : { code: 'requested' }, {}, { job: 'revise' });
+      return deps.store.end(
+        ctx.opId,
+        stop.status === 'cancelled' ? stop.outcome : { code: 'requested' },
+        {},
+        { job: 'revise' },
+      );
     // Someone may have pushed meanwhile (one way a revision fails): approvals bind to the real head.
     const pr = current.pullRequest;
     const head = pr

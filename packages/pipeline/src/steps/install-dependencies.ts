@@ -34,7 +34,8 @@ export async function installDependencies(
     const why = r.killedBy === 'timeout' ? `timed out after ${Math.round(install.timeoutMs / 1000)} s` : 'failed';
     throw new StopOperation({
       code: 'install_failed',
-      detail: `${install.command} ${why}:\n${redactor.redact(truncateOutput(r.output.trim(), 4000))}`,
+      command: install.command,
+      detail: `${why}:\n${redactor.redact(truncateOutput(r.output.trim(), 4000))}`,
     });
   }
   // Stored before anything else runs in this tree: no check or model has touched it yet.

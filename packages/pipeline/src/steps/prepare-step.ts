@@ -49,7 +49,10 @@ export const prepareStep: Step<WorkContext> = {
     );
     const baseSha = ctx.op.baseSha ?? (await workspace.branchSha(repo, ctx.op.baseBranch));
     if (!baseSha)
-      throw new StopOperation({ code: 'not_found', detail: `base branch ${ctx.op.baseBranch} does not exist in ${repo}` });
+      throw new StopOperation({
+        code: 'not_found',
+        detail: `base branch ${ctx.op.baseBranch} does not exist in ${repo}`,
+      });
     // The base files every job reads, in one git call. The one parse of the base commit's
     // .pullwright.yml: the policy and the check commands.
     const [fileText, packageJson] = await workspace.readManyAt(repo, baseSha, ['.pullwright.yml', 'package.json']);
@@ -58,7 +61,8 @@ export const prepareStep: Step<WorkContext> = {
     const policy = deps.approvalPolicy.policyOf(ctx.op);
 
     const branch = ctx.op.branch ?? (ctx.kind === 'run' ? branchNameFor(ctx.op, policy.branches.prefix) : undefined);
-    if (!branch) throw new StopOperation({ code: 'not_found', detail: 'nothing to revise: the operation has no branch' });
+    if (!branch)
+      throw new StopOperation({ code: 'not_found', detail: 'nothing to revise: the operation has no branch' });
     if (ctx.kind === 'revise') await workspace.remove(ctx.worktreeId, repo);
     const ws = await workspace.prepare({
       opId: ctx.worktreeId,
@@ -75,7 +79,10 @@ export const prepareStep: Step<WorkContext> = {
     if (ctx.kind === 'revise') {
       const head = await workspace.branchSha(repo, branch);
       if (!head)
-        throw new StopOperation({ code: 'not_found', detail: `branch ${branch} is gone from the forge: nothing to revise` });
+        throw new StopOperation({
+          code: 'not_found',
+          detail: `branch ${branch} is gone from the forge: nothing to revise`,
+        });
       await gitClient(ws.dir).raw(['reset', '--quiet', '--hard', head]);
       startSha = head;
     }

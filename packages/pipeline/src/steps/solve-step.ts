@@ -47,12 +47,19 @@ function targetFilesOf(ctx: WorkContext): string[] {
     try {
       rel = gate.guard.normalize(file);
     } catch (err) {
-      throw new StopOperation({ code: 'path_refused', detail: `targetFiles: ${file}: ${(err as Error).message}` });
+      throw new StopOperation({
+        code: 'path_refused',
+        field: 'targetFiles',
+        path: file,
+        detail: (err as Error).message,
+      });
     }
     if (gate.guard.isProtected(rel))
       throw new StopOperation({
         code: 'path_refused',
-        detail: `targetFiles: ${file}: a protected path no operation may change`,
+        field: 'targetFiles',
+        path: file,
+        detail: 'a protected path no operation may change',
       });
     return rel;
   });
