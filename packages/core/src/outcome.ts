@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors.ts';
 
-/** The specific words behind an outcome: a check's first failure, the limit that ran out, the path refused… */
-const detail = z.string().max(8000);
+/**
+ * The specific words behind an outcome: a check's first failure, the limit that ran out… Not
+ * bounded here: the sites bound what they quote, and a long text must never keep an operation
+ * from ending.
+ */
+const detail = z.string();
 
 /**
  * How an operation (or a revision round) ended, as data: a `code` and what that code needs.
@@ -14,11 +18,11 @@ const detail = z.string().max(8000);
 export const Outcome = z.discriminatedUnion('code', [
   z.object({ code: z.literal('merged') }),
   z.object({ code: z.literal('evaluated') }),
-  z.object({ code: z.literal('rejected'), by: z.string(), note: z.string().max(4000).optional() }),
+  z.object({ code: z.literal('rejected'), by: z.string(), note: z.string().optional() }),
   /** Someone asked (a cancel, the plan's Cancel button) or the operation ended elsewhere meanwhile. */
   z.object({ code: z.literal('requested'), by: z.string().optional(), detail: detail.optional() }),
   /** Nobody confirmed the plan within `within` (the one wait that cancels an operation). */
-  z.object({ code: z.literal('timeout'), within: z.string().max(100) }),
+  z.object({ code: z.literal('timeout'), within: z.string() }),
   z.object({ code: z.literal('checks_failed'), detail }),
   z.object({ code: z.literal('no_change'), detail }),
   /** The budget ran out; `kept` names the branch or artifact holding the work so far. */
@@ -35,9 +39,9 @@ export const Outcome = z.discriminatedUnion('code', [
   z.object({
     code: z.literal('path_refused'),
     /** Unset when `detail` already names it (a PathGuard refusal). */
-    path: z.string().max(4000).optional(),
+    path: z.string().optional(),
     detail,
-    field: z.string().max(100).optional(),
+    field: z.string().optional(),
   }),
   z.object({ code: z.literal('forbidden'), detail }),
   /** Someone else's commits on the branch, a moved head, a conflict that cannot go back to a revision. */
@@ -45,10 +49,10 @@ export const Outcome = z.discriminatedUnion('code', [
   z.object({ code: z.literal('not_found'), detail }),
   /** The request or the repository's configuration cannot be worked on as it is: `detail` names the fix. */
   z.object({ code: z.literal('misconfigured'), detail }),
-  z.object({ code: z.literal('install_failed'), command: z.string().max(2000), detail }),
+  z.object({ code: z.literal('install_failed'), command: z.string(), detail }),
   z.object({ code: z.literal('sandbox'), detail }),
   /** `forge` names it (`GitHub`, `the local forge`); retried until FORGE_RETRY_MS or the budget ran out. */
-  z.object({ code: z.literal('forge_unavailable'), forge: z.string().max(200), detail }),
+  z.object({ code: z.literal('forge_unavailable'), forge: z.string(), detail }),
   z.object({ code: z.literal('git_failed'), detail }),
   /** Workers died running the job (JOB_MAX_STALLED) or the job kept failing. */
   z.object({ code: z.literal('stalled'), detail }),

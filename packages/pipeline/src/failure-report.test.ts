@@ -6,7 +6,7 @@ describe('failureReport (seed 000 failure format)', () => {
     const report = failureReport({
       title: 'implement failed',
       request: 'Add rate limiting',
-      outcome: { code: 'path_refused', detail: '(protected): "package-lock.json"\nmore detail' },
+      outcome: { code: 'path_refused', detail: 'path refused (protected): "package-lock.json"\nmore detail' },
       issues: [],
       files: [],
     });
@@ -15,10 +15,10 @@ describe('failureReport (seed 000 failure format)', () => {
         '## implement failed',
         '',
         '### Summary',
-        'Attempted: Add rate limiting. It stopped: refused: (protected): "package-lock.json".',
+        'Attempted: Add rate limiting. It stopped: path refused (protected): "package-lock.json".',
         '',
         '### Issues',
-        '- refused: (protected): "package-lock.json"',
+        '- path refused (protected): "package-lock.json"',
         '',
         '### Partial changes',
         'No file was changed.',
@@ -44,5 +44,12 @@ describe('failureReport (seed 000 failure format)', () => {
     expect(report).toMatch(/\n… \(\d+ more characters in the artifact\)\n```\n/);
     expect(report.length).toBeLessThan(7500);
     expect(report).toContain("Raise the operation's budget");
+  });
+
+  it('says a retry may succeed only for a code whose cause is outside the request (retryable)', () => {
+    const input = { title: 'fix failed', request: 'Fix it', issues: [], files: [] };
+    const retry = 'Retrying it unchanged may succeed';
+    expect(failureReport({ ...input, outcome: { code: 'model', detail: 'overloaded' } })).toContain(retry);
+    expect(failureReport({ ...input, outcome: { code: 'secret_found', detail: 'a key' } })).not.toContain(retry);
   });
 });

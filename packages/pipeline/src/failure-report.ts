@@ -21,8 +21,6 @@ export interface FailureReportInput {
   keptDiff?: { diff: string; artifact: string } | undefined;
 }
 
-const RETRY_LATER = 'Retry: the cause was outside the request and the repository.';
-
 /** What a person should do next, per failure code: a code without one does not typecheck. */
 const RECOMMENDATIONS = {
   budget:
@@ -37,7 +35,7 @@ const RECOMMENDATIONS = {
   invalid_review:
     'The reviewer did not answer with valid JSON twice: retry, or configure a stronger model (LLM_MODEL).',
   no_change: 'The model changed nothing: describe the change more concretely (which file, what behaviour).',
-  model: `The model provider failed: check its status and the API key, then retry. ${RETRY_LATER}`,
+  model: 'The model provider failed: check its status and the API key, then retry.',
   secret_found:
     'Remove the secret from the change (or mark a false positive in the repository policy) and retry; the secret was never pushed.',
   path_refused:
@@ -50,16 +48,25 @@ const RECOMMENDATIONS = {
     "Fix the repository's configuration named above (.pullwright.yml, package.json) or the service setting, then retry.",
   install_failed:
     'Read the install output above: fix the lock file or the install command (.pullwright.yml `install`) and retry.',
-  sandbox: `Check the worker's sandbox (pullwright doctor). ${RETRY_LATER}`,
-  forge_unavailable: `The forge did not answer in time. ${RETRY_LATER}`,
-  git_failed: `A git command failed on the worker. ${RETRY_LATER}`,
-  stalled: `Workers kept dying on this job (memory, a kill): check the worker's logs. ${RETRY_LATER}`,
-  internal: `A bug in Pullwright: report it with the operation's run record. ${RETRY_LATER}`,
+  sandbox: "Check the worker's sandbox (pullwright doctor), then retry.",
+  forge_unavailable: 'The forge did not answer in time: retry once it is back.',
+  git_failed: "A git command failed on the worker: read the worker's log, then retry.",
+  stalled: "Workers kept dying on this job (memory, a kill): check the worker's logs, then retry.",
+  internal: "A bug in Pullwright: report it with the operation's run record; a retry may get past it.",
 } as const satisfies Record<FailureCode, string>;
 
 /** For an outcome that is not a failure (a report is written for failures only). */
 const DEFAULT_RECOMMENDATION =
   "Read the reason above and the operation's run record (its artifacts); retry once the cause is fixed.";
+
+/** The code's recommendation; a retryable code says so (see core `OUTCOME_KINDS`). */
+function recommendation(outcome: Outcome): string {
+  if (!isFailure(outcome)) return DEFAULT_RECOMMENDATION;
+  const retry = OUTCOME_KINDS[outcome.code].retryable
+    ? ' Retrying it unchanged may succeed: the cause was not in the request or the repository.'
+    : '';
+  return `${RECOMMENDATIONS[outcome.code]}${retry}`;
+}
 
 function isFailure(outcome: Outcome): outcome is Extract<Outcome, { code: FailureCode }> {
   return OUTCOME_KINDS[outcome.code].status === 'failed';
@@ -118,7 +125,7 @@ export function failureReport(input: FailureReportInput): string {
     ...partial,
     '',
     '### Recommendation',
-    isFailure(input.outcome) ? RECOMMENDATIONS[input.outcome.code] : DEFAULT_RECOMMENDATION,
+    recommendation(input.outcome),
     '',
   ].join('\n');
 }
