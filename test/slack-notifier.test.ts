@@ -72,7 +72,7 @@ describe('SlackNotifier', () => {
     // While no notifier runs, the operation moves on.
     await events.append(op.id, 'step', { step: 'agent', state: 'started', checks: ['test'] });
     await events.append(op.id, 'check', { name: 'test', passed: false, exitCode: 1, durationMs: 1200 });
-    await store.transition(op.id, 'failed', { error: 'check "test" exited with 1:\nAssertionError' });
+    await store.end(op.id, { code: 'checks_failed', detail: 'check "test" exited with 1:\nAssertionError' });
 
     notifier();
     await waitThread(rootTs, /Failed/);
@@ -130,7 +130,7 @@ describe('SlackNotifier', () => {
     notifier();
     await s.fake.waitFor((calls) => calls.some((c) => c.method === 'chat.postMessage'), 10_000, 'attempted post');
     await store.transition(op.id, 'running');
-    await store.transition(op.id, 'failed', { error: 'the model made no changes' });
+    await store.end(op.id, { code: 'no_change', detail: 'the model made no changes' });
     await s.fake.waitFor(
       (calls) => calls.some((c) => c.hook === `op-${op.id}`),
       10_000,

@@ -1,5 +1,13 @@
 import os from 'node:os';
-import { type Config, FINAL_STATUSES, isPullwrightError, isTransientError } from '@pullwright/core';
+import {
+  type Config,
+  FINAL_STATUSES,
+  isPullwrightError,
+  isTransientError,
+  mapOutcomeText,
+  type Outcome,
+  outcomeOfError,
+} from '@pullwright/core';
 import {
   analyzeFeatureRequest,
   deployOperation,
@@ -129,11 +137,14 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
   const running = new Set<string>();
 
   /** A final error: the operation must not stay unfinished because the pipeline could not end it. */
-  const failUnfinished = async (opId: string, reason: string) => {
+  const failUnfinished = async (opId: string, outcome: Outcome) => {
     const op = await runtime.store.find(opId).catch(() => undefined);
     if (!op || FINAL_STATUSES.has(op.status)) return;
     await runtime.store
-      .transition(opId, 'failed', { error: redactor.redact(reason) })
+      .end(
+        opId,
+        mapOutcomeText(outcome, (t) => redactor.redact(t)),
+      )
       .catch((err) => logger.warn({ opId, err: (err as Error).message }, 'could not fail the operation'));
   };
 
@@ -187,12 +198,18 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
     } catch (err) {
       const message = redactor.redact((err as Error)?.message ?? String(err));
       if (!isTransientError(err)) {
-        await failUnfinished(opId, isPullwrightError(err) ? message : `internal error: ${message}`);
+        await failUnfinished(
+          opId,
+          isPullwrightError(err) ? outcomeOfError(err.code, message) : { code: 'internal', detail: message },
+        );
         // Never retried: the pipeline ended the operation, and a rerun could repeat side effects.
         throw new UnrecoverableError(message);
       }
       if (job.attemptsStarted >= MAX_JOB_STARTS) {
-        await failUnfinished(opId, `gave up after ${job.attemptsStarted} attempts; last error: ${message}`);
+        await failUnfinished(opId, {
+          code: 'stalled',
+          detail: `gave up after ${job.attemptsStarted} attempts; last error: ${message}`,
+        });
         throw new UnrecoverableError(message);
       }
       const delay = retryDelayMs(job.attemptsStarted);

@@ -10,7 +10,7 @@ export * from './network-allow-entry.ts';
 export * from './operation.ts';
 export * from './operation-event.ts';
 export * from './origin-label.ts';
-export * from './outcome-reason.ts';
+export * from './outcome.ts';
 export * from './parse-unified-diff.ts';
 export * from './review-ledger.ts';
 export * from './state-machine.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OperationStatus } from './operation.ts';
+import { Outcome } from './outcome.ts';
 
 /**
  * Everything an operation records in its stream, by type: what each event must carry (more
@@ -11,8 +12,8 @@ import { OperationStatus } from './operation.ts';
 export const OperationEventData = {
   /** The request was accepted (written with the operation, by `OperationStore.create`). */
   created: z.looseObject({ status: z.literal('queued'), type: z.string(), repo: z.string() }),
-  /** A status transition: the state machine's `to`, with the reason for a failure. */
-  status: z.looseObject({ to: OperationStatus, reason: z.string().optional() }),
+  /** A status transition: the state machine's `to`; an end carries its outcome, and its sentence for a failure. */
+  status: z.looseObject({ to: OperationStatus, outcome: Outcome.optional(), reason: z.string().optional() }),
   /** A pipeline step started or finished (prepare, install, baseline, agent, verify, push…). */
   step: z.looseObject({ step: z.string(), state: z.string().optional() }),
   /** The agent moved to a phase: plan, code, verify, repair, review. */

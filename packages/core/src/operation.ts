@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
+import { Outcome } from './outcome.ts';
 import { LedgerRound } from './review-ledger.ts';
 
 export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
@@ -364,7 +365,12 @@ export const Operation = z.object({
       z.object({ branch: z.string(), opId: z.string(), files: z.array(z.string()), prNumber: z.number().optional() }),
     )
     .optional(),
-  /** Why the operation ended where it did (failed, cancelled, rejected). */
+  /** How the operation ended, as data (see `Outcome`); set with every final status. */
+  outcome: Outcome.optional(),
+  /**
+   * Why the operation ended where it did (failed, cancelled, rejected): `describeOutcome` of
+   * `outcome`, written with it for the views and API clients that show a sentence.
+   */
   error: z.string().optional(),
   /**
    * A failed operation's closing report (seed 000's failure format, markdown): Summary,

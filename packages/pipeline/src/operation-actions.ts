@@ -83,10 +83,10 @@ export class OperationActions {
 
   async reject(id: string, by: Caller, reason?: string): Promise<Operation> {
     this.policy.authorize(by, 'reject', await this.store.get(id));
-    return this.store.transition(
+    return this.store.end(
       id,
-      'rejected',
-      { error: `rejected by ${by.user}${reason ? `: ${reason}` : ''}` },
+      { code: 'rejected', by: by.user, ...(reason ? { note: reason } : {}) },
+      {},
       { by: by.user },
     );
   }
@@ -100,7 +100,7 @@ export class OperationActions {
     this.policy.authorize(by, 'cancel', op);
     if (op.status === 'queued') {
       await this.queue.removeWaiting(id);
-      return this.store.transition(id, 'cancelled', { error: `cancelled by ${by.user}` }, { by: by.user });
+      return this.store.end(id, { code: 'requested', by: by.user }, {}, { by: by.user });
     }
     if (op.status === 'running') {
       return this.store.patch(id, { cancelRequested: true }, { type: 'cancel_requested', data: { by: by.user } });

@@ -76,10 +76,11 @@ export async function installDependencies(
   if (r.killedBy === 'abort') throw new Error('install stopped: the job ended');
   if (r.exitCode !== 0) {
     const why = r.killedBy === 'timeout' ? `timed out after ${Math.round(install.timeoutMs / 1000)} s` : 'failed';
-    throw new StopOperation(
-      'failed',
-      `dependency install (${install.command}) ${why}:\n${redactor.redact(truncateOutput(r.output.trim(), 4000))}`,
-    );
+    throw new StopOperation({
+      code: 'install_failed',
+      command: install.command,
+      detail: `${why}:\n${redactor.redact(truncateOutput(r.output.trim(), 4000))}`,
+    });
   }
   // Stored before anything else runs in this tree: no check or model has touched it yet.
   if (key) await cached!.cache.store(key, dir);
