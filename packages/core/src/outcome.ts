@@ -115,7 +115,8 @@ export const OUTCOME_KINDS = {
     retryable: false,
     describe: (o) => (o.path ? `${o.field ? `${o.field}: ` : ''}${o.path} is refused: ${o.detail}` : o.detail),
   },
-  forbidden: labelled('forbidden', 'failed'),
+  // A refusal's own sentence already says who may not do what ("operations from issues are off …").
+  forbidden: { status: 'failed', retryable: false, describe: (o) => o.detail },
   conflict: labelled('conflict', 'failed'),
   not_found: labelled('not found', 'failed'),
   misconfigured: { status: 'failed', retryable: false, describe: (o) => o.detail },

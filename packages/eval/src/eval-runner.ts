@@ -44,6 +44,8 @@ const REASON_OF_OUTCOME: Readonly<Partial<Record<OutcomeCode, AttemptReason>>> =
   no_change: 'no_change',
   budget: 'budget',
   checks_failed: 'checks_red',
+  // The fixer gave up on a failure that came back after its repairs: the checks stayed red.
+  stuck: 'checks_red',
 };
 
 interface Attempt {
