@@ -35,11 +35,11 @@ import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '
 import { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
-import { DEMO_REFUSAL, isDemoRequest } from './demo-mode.ts';
+import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL, isDemoRequest } from './demo-mode.ts';
 import { Deployer } from './deploy-operation.ts';
 import { FeatureRequests } from './feature-requests.ts';
 import { OperationActions } from './operation-actions.ts';
-import type { PipelineDeps } from './pipeline-deps.ts';
+import type { ModelSubject, PipelineDeps } from './pipeline-deps.ts';
 import { CheckResultCache } from './repo-checks.ts';
 
 /** The lock objects of one process; FileLocks and MergeLock share one subscriber connection. */
@@ -77,14 +77,16 @@ export function createModelProviderFactory(
   config: Config,
   logger: Logger,
   demo = false,
-): (op: Pick<Operation, 'repo' | 'description'> & Partial<Pick<Operation, 'eval'>>) => ModelProvider {
+): (op: Omit<ModelSubject, 'id'>) => ModelProvider {
   if (config.llm.provider === 'replay') {
     const file = config.llm.replayFile;
     if (!file) throw new PullwrightError('config_invalid', 'REPLAY_FILE is required when LLM_PROVIDER=replay');
     const transcript = loadReplayTranscript(file);
     return (op) => {
-      // The demo recording answers the demo request only: a different request gets the reason, not its answer.
+      // The demo recording answers the demo request's run only: a different request, or a
+      // revision of the demo's PR, gets the reason, not the recording's answer to another question.
       if (demo && !isDemoRequest(op)) throw new PullwrightError('config_invalid', DEMO_REFUSAL);
+      if (demo && op.revision) throw new PullwrightError('config_invalid', DEMO_REVISION_REFUSAL);
       return new ReplayProvider(transcript);
     };
   }
