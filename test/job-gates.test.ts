@@ -242,7 +242,9 @@ describe.each(PATHS)('gates on the %s path', (pathKind) => {
       // A revision that changed nothing leaves the head's checks standing: its verify step says
       // so, never a `passed`-less event every view reads as "Checks failed".
       const events = await sys.runtime.events.list(out.op.id);
-      const verified = events.filter((e) => e.type === 'step' && e.data.step === 'verify' && e.data.state === 'finished');
+      const verified = events.filter(
+        (e) => e.type === 'step' && e.data.step === 'verify' && e.data.state === 'finished',
+      );
       expect(verified.at(-1)?.data).toMatchObject({ passed: true, unchanged: true, files: [] });
     }
   });

@@ -6,14 +6,7 @@ import {
   priceTableWith,
   ReplayProvider,
 } from '@pullwright/agent';
-import {
-  type Config,
-  type Logger,
-  type Operation,
-  type ProcessRole,
-  PullwrightError,
-  readGitHubPrivateKey,
-} from '@pullwright/core';
+import { type Config, type Logger, type ProcessRole, PullwrightError, readGitHubPrivateKey } from '@pullwright/core';
 import { type Forge, GitHubForge, LocalForge, scannedForge, tracedForge } from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
