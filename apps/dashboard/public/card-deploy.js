@@ -9,9 +9,12 @@ const DEPLOY_WORDS = {
   rollback_failed: 'Deploy failed and the rollback failed',
 };
 
-/** Null before the merge; a running deploy disables the button. */
+/**
+ * Null before the merge, and when the operation's policy configures no deploy (the button
+ * would only answer with an error); a running deploy disables the button.
+ */
 export function renderDeploy(op, { onDeploy }) {
-  if (op.status !== 'merged') return null;
+  if (op.status !== 'merged' || !op.policy?.deploy) return null;
   const d = op.deploy;
   const running = d?.status === 'running';
   return h(
