@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 /** Where people copy the Slack app manifests from. */
-const SLACK_DOC = path.resolve(import.meta.dirname, '../README.md');
+const SLACK_DOC = path.resolve(import.meta.dirname, '../docs/slack.md');
 
 interface Manifest {
   features: { slash_commands: { command: string; url?: string; description: string; usage_hint?: string }[] };
