@@ -45,8 +45,11 @@ describe('the deploy card', () => {
     expect(renderDeploy({ status: 'awaiting_approval', policy }, { onDeploy: () => undefined })).toBeNull();
   });
 
-  it('is absent when the policy configures no deploy (the button would only answer with an error)', () => {
+  it('is absent when the recorded policy configures no deploy (the button would only answer with an error)', () => {
     expect(renderDeploy({ status: 'merged', policy: {} }, { onDeploy: () => undefined })).toBeNull();
-    expect(renderDeploy({ status: 'merged' }, { onDeploy: () => undefined })).toBeNull();
+  });
+
+  it('stays where no policy was recorded: the server deploys by the service policy then', () => {
+    expect(renderDeploy({ status: 'merged' }, { onDeploy: () => undefined })).not.toBeNull();
   });
 });

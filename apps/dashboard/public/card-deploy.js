@@ -10,11 +10,13 @@ const DEPLOY_WORDS = {
 };
 
 /**
- * Null before the merge, and when the operation's policy configures no deploy (the button
- * would only answer with an error); a running deploy disables the button.
+ * Null before the merge, and when the policy recorded at claim configures no deploy (the
+ * button would only answer with an error). An operation claimed before policies were recorded
+ * is deployed by the service policy, as the server does: the button stays. A running deploy
+ * disables it.
  */
 export function renderDeploy(op, { onDeploy }) {
-  if (op.status !== 'merged' || !op.policy?.deploy) return null;
+  if (op.status !== 'merged' || (op.policy && !op.policy.deploy)) return null;
   const d = op.deploy;
   const running = d?.status === 'running';
   return h(
