@@ -10,11 +10,15 @@ import { createRuntime, type Runtime } from '@pullwright/pipeline';
 import { startRedisServer } from '@pullwright/queue';
 import type { BenchResult } from './run.ts';
 import { benchEnv, TRANSCRIPT } from './support/bench-env.ts';
+import { DEV_TOOLCHAIN, startFakeNpmRegistry } from './support/fake-npm-registry.ts';
 import { appendHistory } from './support/history.ts';
+import { writeLibraryWithDependencies } from './support/library-with-dependencies.ts';
 import { SMALL_LIBRARY, writeSmallLibrary } from './support/small-library.ts';
 
 const run = promisify(execFile);
-const REPO = 'bench/library';
+const LIBRARY = 'bench/library';
+const TOOLCHAIN = 'bench/toolchain';
+const SMOKE_LIBRARY = { modules: 8, testsPerModule: 50 };
 /** A few years of a small library's history: small files rewritten, not large ones. */
 const HISTORY = { commits: 300, files: 40, bytes: 4 * 1024, dir: 'docs/notes' };
 
@@ -37,19 +41,51 @@ function fixOfRound(base: ReplayTranscript, n: number): ReplayTranscript {
   };
 }
 
-/** The benchmark repository on the forge: the small library with its history. */
-async function createLibrary(runtime: Runtime, root: string, smoke: boolean): Promise<number> {
-  const dir = path.join(root, 'library');
-  const tests = await writeSmallLibrary(dir, smoke ? { modules: 8, testsPerModule: 50 } : SMALL_LIBRARY);
+/** A workload: a repository on the forge, and how a person installs it by hand. */
+interface Workload {
+  label: string;
+  repo: string;
+  tests: number;
+  /** Its lock file: by hand, `npm ci` before the tests. */
+  install: boolean;
+}
+
+/** Pushes `dir` to the forge as `repo`, with the library's history on top. */
+async function publish(runtime: Runtime, root: string, dir: string, repo: string, smoke: boolean): Promise<void> {
   const forge = runtime.localForge!;
-  await forge.createRepository(REPO, {}, { fromDir: dir });
-  const work = path.join(root, 'history');
-  await run('git', ['clone', '-q', forge.repoDir(REPO), work]);
+  await forge.createRepository(repo, {}, { fromDir: dir });
+  const work = path.join(root, `history-${repo.replace('/', '-')}`);
+  await run('git', ['clone', '-q', forge.repoDir(repo), work]);
   await appendHistory(work, smoke ? { ...HISTORY, commits: 30 } : HISTORY);
   await run('git', ['push', '-q', 'origin', 'main'], { cwd: work });
   await rm(work, { recursive: true, force: true });
   await rm(dir, { recursive: true, force: true });
-  return tests;
+}
+
+/** The issue 16 workload: the small library, no dependencies. */
+async function library(runtime: Runtime, root: string, smoke: boolean): Promise<Workload> {
+  const dir = path.join(root, 'library');
+  const tests = await writeSmallLibrary(dir, smoke ? SMOKE_LIBRARY : SMALL_LIBRARY);
+  await publish(runtime, root, dir, LIBRARY, smoke);
+  return { label: 'no dependencies', repo: LIBRARY, tests, install: false };
+}
+
+/** The issue 29 workload: the same library with a dev toolchain from the local registry and its lock file. */
+async function withDevDependencies(
+  runtime: Runtime,
+  root: string,
+  smoke: boolean,
+  registry: string,
+): Promise<Workload> {
+  const dir = path.join(root, 'toolchain');
+  const tests = await writeLibraryWithDependencies(
+    dir,
+    smoke ? SMOKE_LIBRARY : SMALL_LIBRARY,
+    registry,
+    path.join(root, 'npm-cache-setup'),
+  );
+  await publish(runtime, root, dir, TOOLCHAIN, smoke);
+  return { label: 'dev dependencies', repo: TOOLCHAIN, tests, install: true };
 }
 
 function median(values: number[]): number {
@@ -60,11 +96,14 @@ function median(values: number[]): number {
 const at = (e: OperationEvent) => Date.parse(e.ts);
 
 /** One /debug operation from the REST-equivalent request to its PR, timed off its own events. */
-async function operation(runtime: Runtime): Promise<{ firstModelMs: number; jobMs: number; steps: OperationEvent[] }> {
+async function operation(
+  runtime: Runtime,
+  repo: string,
+): Promise<{ firstModelMs: number; jobMs: number; steps: OperationEvent[] }> {
   const started = Date.now();
   const op = await runtime.actions.create({
     type: 'debug',
-    repo: REPO,
+    repo,
     baseBranch: 'main',
     description: 'slugify keeps spaces',
     requester: { source: 'api', user: 'bench' },
@@ -90,107 +129,160 @@ async function operation(runtime: Runtime): Promise<{ firstModelMs: number; jobM
   };
 }
 
-/** The same job by hand: clone over the transport a remote uses, the fix, the tests, commit, push, PR. */
+/**
+ * The same job by hand: clone over the transport a remote uses, `npm ci` when the repository
+ * has a lock file (with the person's npm cache: empty the first time, warm after), the fix,
+ * the tests, commit, push, PR.
+ */
 async function byHand(
   runtime: Runtime,
   root: string,
+  workload: Workload,
   fixed: string,
   i: number,
 ): Promise<{ cloneMs: number; jobMs: number }> {
   const forge = runtime.localForge!;
-  const dir = path.join(root, `hand${i}`);
+  const repo = workload.repo;
+  const dir = path.join(root, `hand-${repo.replace('/', '-')}-${i}`);
   const git = (...args: string[]) =>
     run('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: dir });
+  const env = { ...process.env, npm_config_cache: path.join(root, `npm-cache-${repo.replace('/', '-')}`) };
   const started = performance.now();
-  await run('git', ['clone', '-q', `file://${forge.repoDir(REPO)}`, dir]);
+  await run('git', ['clone', '-q', `file://${forge.repoDir(repo)}`, dir]);
   const cloneMs = performance.now() - started;
+  if (workload.install) await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, env });
   await writeFile(path.join(dir, 'src/slugify.js'), fixed);
-  await run('npm', ['test'], { cwd: dir });
+  await run('npm', ['test'], { cwd: dir, env });
   await git('checkout', '-q', '-b', `hand/${i}`);
   await git('commit', '-qam', 'fix slugify');
   await git('push', '-q', 'origin', `hand/${i}`);
-  await forge.openPullRequest({ repo: REPO, head: `hand/${i}`, base: 'main', title: 'fix', body: '' });
+  await forge.openPullRequest({ repo, head: `hand/${i}`, base: 'main', title: 'fix', body: '' });
   const jobMs = performance.now() - started;
   await rm(dir, { recursive: true, force: true });
   return { cloneMs, jobMs };
 }
 
 /**
- * Time to PR on a warm service with an instant (replayed) model: request → first model call
+ * One workload: its cold operation (the first on the repository: mirror, dependencies and
+ * baseline all new) against a cold job by hand (a fresh clone, an empty npm cache), then
+ * `rounds` warm operations against warm jobs by hand, side by side.
+ */
+async function measure(runtime: Runtime, root: string, workload: Workload, rounds: number): Promise<BenchResult[]> {
+  const recorded = loadReplayTranscript(TRANSCRIPT);
+  const answer = (n: number) => {
+    const transcript = fixOfRound(recorded, n);
+    runtime.createProvider = () => new ReplayProvider(transcript);
+  };
+  const forgeDir = runtime.localForge!.repoDir(workload.repo);
+  answer(0);
+  const cold = await operation(runtime, workload.repo);
+  const [first] = await runtime.store.list({ repo: workload.repo });
+  const fixed = (await run('git', ['show', `${first!.branch!}:src/slugify.js`], { cwd: forgeDir })).stdout;
+  const coldHand = await byHand(runtime, root, workload, fixed, 0);
+  const warm: Awaited<ReturnType<typeof operation>>[] = [];
+  const hand: Awaited<ReturnType<typeof byHand>>[] = [];
+  for (let i = 1; i <= rounds; i++) {
+    answer(i);
+    warm.push(await operation(runtime, workload.repo));
+    hand.push(await byHand(runtime, root, workload, fixed, i));
+  }
+  const r = (n: number) => Number(n.toFixed(2));
+  const firstModel = median(warm.map((w) => w.firstModelMs));
+  const clone = median(hand.map((h) => h.cloneMs));
+  const job = median(warm.map((w) => w.jobMs));
+  const manual = median(hand.map((h) => h.jobMs));
+  const byStep = new Map<string, number[]>();
+  for (const w of warm)
+    for (const s of w.steps) {
+      const name = s.data.state === 'ready' ? `${String(s.data.step)} (beside the model)` : String(s.data.step);
+      byStep.set(name, [...(byStep.get(name) ?? []), Number(s.data.durationMs ?? 0)]);
+    }
+  const commits = Number((await run('git', ['rev-list', '--count', 'main'], { cwd: forgeDir })).stdout);
+  const lock = workload.install ? await lockedPackages(forgeDir) : 0;
+  const label = workload.label;
+  return [
+    {
+      name: `${label}: repository (tests, commits, locked packages)`,
+      value: workload.tests,
+      unit: `tests, ${commits} commits, ${lock} packages`,
+    },
+    {
+      name: `${label}: request → first model call vs raw clone (cold)`,
+      value: r(cold.firstModelMs),
+      unit: 'ms',
+      baseline: r(coldHand.cloneMs),
+      ratio: r(cold.firstModelMs / coldHand.cloneMs),
+      target: '<= 1.5x',
+    },
+    {
+      name: `${label}: whole job vs the job by hand (cold)`,
+      value: r(cold.jobMs),
+      unit: 'ms',
+      baseline: r(coldHand.jobMs),
+      ratio: r(cold.jobMs / coldHand.jobMs),
+      target: '<= 1.2x',
+    },
+    {
+      name: `${label}: request → first model call vs raw clone (warm, p50 of ${rounds})`,
+      value: r(firstModel),
+      unit: 'ms',
+      baseline: r(clone),
+      ratio: r(firstModel / clone),
+      target: '<= 1.0x',
+    },
+    {
+      name: `${label}: whole job vs the job by hand (warm, p50 of ${rounds})`,
+      value: r(job),
+      unit: 'ms',
+      baseline: r(manual),
+      ratio: r(job / manual),
+      target: '<= 0.8x',
+    },
+    ...[...byStep.entries()].map(([step, ms]) => ({
+      name: `  step ${step} (p50)`,
+      value: r(median(ms)),
+      unit: 'ms',
+    })),
+  ];
+}
+
+/** The packages the repository's lock file pins (its base commit). */
+async function lockedPackages(forgeDir: string): Promise<number> {
+  const lock = JSON.parse((await run('git', ['show', 'main:package-lock.json'], { cwd: forgeDir })).stdout) as {
+    packages: Record<string, unknown>;
+  };
+  return Object.keys(lock.packages).filter((p) => p !== '').length;
+}
+
+/**
+ * Time to PR with an instant (replayed) model, for two workloads: the small library without
+ * dependencies, and the same library with a dev toolchain and its lock file served by a local
+ * npm registry. For each, the cold operation and the warm ones: request → first model call
  * against a raw clone of the same repository, and the whole job (request → PR awaiting
  * approval) against the same job done by hand, measured in the same run. Then the step
  * breakdown of the warm operations, so each remaining second has a name.
  */
 export default async function timeToPrBench(opts: { smoke: boolean }): Promise<BenchResult[]> {
-  const rounds = opts.smoke ? 2 : 6;
+  const rounds = opts.smoke ? 1 : 3;
   const server = await startRedisServer();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pw-bench-ttpr-'));
+  const registry = await startFakeNpmRegistry(
+    path.join(dataDir, 'registry'),
+    opts.smoke ? { packages: 8, filesPerPackage: 2, bytesPerFile: 256 } : DEV_TOOLCHAIN,
+  );
   const runtime = await createRuntime(loadConfig(benchEnv(server.url, 'ttpr', dataDir)), silentLogger());
   const worker = await startWorker(runtime);
   try {
-    const tests = await createLibrary(runtime, dataDir, opts.smoke);
-    const recorded = loadReplayTranscript(TRANSCRIPT);
-    const answer = (n: number) => {
-      const transcript = fixOfRound(recorded, n);
-      runtime.createProvider = () => new ReplayProvider(transcript);
-    };
-    answer(0);
-    const cold = await operation(runtime);
-    const first = await runtime.store.list({ repo: REPO });
-    const branch = first[0]!.branch!;
-    const fixed = (await run('git', ['show', `${branch}:src/slugify.js`], { cwd: runtime.localForge!.repoDir(REPO) }))
-      .stdout;
-    const warm: Awaited<ReturnType<typeof operation>>[] = [];
-    const hand: Awaited<ReturnType<typeof byHand>>[] = [];
-    for (let i = 0; i < rounds; i++) {
-      answer(i + 1);
-      warm.push(await operation(runtime));
-      hand.push(await byHand(runtime, dataDir, fixed, i));
-    }
-    const r = (n: number) => Number(n.toFixed(2));
-    const firstModel = median(warm.map((w) => w.firstModelMs));
-    const clone = median(hand.map((h) => h.cloneMs));
-    const job = median(warm.map((w) => w.jobMs));
-    const manual = median(hand.map((h) => h.jobMs));
-    const byStep = new Map<string, number[]>();
-    for (const w of warm)
-      for (const s of w.steps) {
-        const name = s.data.state === 'ready' ? `${String(s.data.step)} (beside the model)` : String(s.data.step);
-        byStep.set(name, [...(byStep.get(name) ?? []), Number(s.data.durationMs ?? 0)]);
-      }
-    const commits = Number(
-      (await run('git', ['rev-list', '--count', 'main'], { cwd: runtime.localForge!.repoDir(REPO) })).stdout,
-    );
+    const plain = await library(runtime, dataDir, opts.smoke);
+    const toolchain = await withDevDependencies(runtime, dataDir, opts.smoke, registry.url);
     return [
-      { name: 'repository: tests in its suite (node --test)', value: tests, unit: 'tests' },
-      { name: 'repository: history', value: commits, unit: 'commits' },
-      { name: 'cold operation: request → first model call', value: r(cold.firstModelMs), unit: 'ms' },
-      { name: 'cold operation: request → PR', value: r(cold.jobMs), unit: 'ms' },
-      {
-        name: `request → first model call vs raw clone (warm, p50 of ${rounds})`,
-        value: r(firstModel),
-        unit: 'ms',
-        baseline: r(clone),
-        ratio: r(firstModel / clone),
-        target: '<= 1.0x',
-      },
-      {
-        name: `whole job vs the same job by hand (warm, p50 of ${rounds})`,
-        value: r(job),
-        unit: 'ms',
-        baseline: r(manual),
-        ratio: r(job / manual),
-        target: '<= 1.2x',
-      },
-      ...[...byStep.entries()].map(([step, ms]) => ({
-        name: `  step ${step} (p50)`,
-        value: r(median(ms)),
-        unit: 'ms',
-      })),
+      ...(await measure(runtime, dataDir, plain, rounds)),
+      ...(await measure(runtime, dataDir, toolchain, rounds)),
     ];
   } finally {
     await worker.close();
     await runtime.close();
+    await registry.close();
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
   }

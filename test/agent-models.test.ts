@@ -1,16 +1,22 @@
 import {
-  anthropicStream,
   chatCompletion,
   json,
   type Responder,
   type ScriptedServer,
-  sse,
   startScriptedServer,
 } from '@pullwright/agent/testing';
 import { sampleSecret } from '@pullwright/security/credential-samples';
 import { eventually } from '@pullwright/testing/eventually';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
+import {
+  aText,
+  aTool,
+  FIXED_LINE,
+  SLUGIFY_ACCEPT,
+  SLUGIFY_PLAN,
+  slugifyFixScript,
+} from './support/slugify-model-script.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
 import { waitForStatus } from './support/wait-for-status.ts';
 
@@ -18,30 +24,11 @@ import { waitForStatus } from './support/wait-for-status.ts';
 const ANTHROPIC_KEY = 'sk-ant-api03-PLANTEDplantedPLANTEDplanted0123456789abcdef';
 const OPENAI_KEY = sampleSecret('openai-api-key', 17);
 
-const plan = {
-  summary: 'slugify replaces only the first space; split on whitespace instead.',
-  steps: [{ title: 'Fix slugify', files: ['src/slugify.js'], acceptance: 'npm test passes' }],
-  risks: [],
-};
-const accept = { decision: 'accept', reasons: ['root cause fixed and covered by the existing tests'], must_fix: [] };
-const FIXED_LINE = "  return title.trim().toLowerCase().split(/\\s+/).join('-');";
+const plan = SLUGIFY_PLAN;
+const accept = SLUGIFY_ACCEPT;
 const FIXED_FILE = `/** Turns a title into a URL slug: "Hello Big World" -> "hello-big-world". */\nexport function slugify(title) {\n${FIXED_LINE}\n}\n`;
 
 let toolSeq = 0;
-const usage = { input_tokens: 1200, output_tokens: 150, cache_read_input_tokens: 800 };
-const aText = (text: string): Responder =>
-  sse(
-    anthropicStream({ content: [{ type: 'text', text }], stop_reason: 'end_turn', usage, model: 'claude-sonnet-5-5' }),
-  );
-const aTool = (name: string, input: unknown): Responder =>
-  sse(
-    anthropicStream({
-      content: [{ type: 'tool_use', id: `toolu_${++toolSeq}`, name, input }],
-      stop_reason: 'tool_use',
-      usage,
-      model: 'claude-sonnet-5-5',
-    }),
-  );
 const oText = (content: string): Responder =>
   json(chatCompletion({ content, finishReason: 'stop', usage: { prompt_tokens: 900, completion_tokens: 80 } }));
 const oTool = (name: string, args: unknown): Responder =>
@@ -104,19 +91,7 @@ describe('agent loop against real model APIs (local servers)', () => {
   }
 
   it('runs a /debug operation red → green over the Anthropic Messages API (streaming), with roles, usage and cost', async () => {
-    const { id, repo } = await start('anthropic', [
-      aText(JSON.stringify(plan)),
-      aTool('run_check', { name: 'test' }),
-      aTool('read_file', { path: 'src/slugify.js' }),
-      aTool('edit_file', {
-        path: 'src/slugify.js',
-        oldText: "  return title.toLowerCase().replace(' ', '-');",
-        newText: FIXED_LINE,
-      }),
-      aTool('run_check', { name: 'test' }),
-      aText('Root cause: replace() with a string replaces once. Fixed by splitting on whitespace.'),
-      aText(JSON.stringify(accept)),
-    ]);
+    const { id, repo } = await start('anthropic', slugifyFixScript());
     const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
     expect(op.evidence).toMatchObject({
@@ -124,6 +99,12 @@ describe('agent loop against real model APIs (local servers)', () => {
       green: ['ignores surrounding and repeated spaces', 'joins every word with a dash'],
     });
     expect(op.review).toMatchObject({ decision: 'accept' });
+    // README: the red → green evidence is on the PR, in its body and its tracking comment.
+    const reproduced =
+      '**Reproduced, red → green:** 2 test(s) failed before the change and pass with it: `ignores surrounding and repeated spaces`, `joins every word with a dash`.';
+    const forge = sys!.runtime.localForge!;
+    expect((await forge.getPullRequest(repo, op.pullRequest!.number)).body).toContain(`## Evidence\n${reproduced}`);
+    expect(await forge.trackingComment(repo, op.pullRequest!.number)).toContain(reproduced);
     expect(op.usage.modelCalls).toBe(7);
     expect(op.usage.costUsd).toBeGreaterThan(0);
     expect(server!.requests).toHaveLength(7);
@@ -154,6 +135,32 @@ describe('agent loop against real model APIs (local servers)', () => {
     ].join('\n');
     expect(everything).not.toContain(ANTHROPIC_KEY);
     expect(everything).not.toContain(ANTHROPIC_KEY.slice(0, 24));
+  });
+
+  it('a /debug the model could not reproduce says so, with its reason, on the PR body and the tracking comment', async () => {
+    const { id, repo } = await start('anthropic', [
+      aText(JSON.stringify(plan)),
+      aTool('edit_file', {
+        path: 'src/slugify.js',
+        oldText: "  return title.toLowerCase().replace(' ', '-');",
+        newText: FIXED_LINE,
+      }),
+      aText(
+        'COULD NOT REPRODUCE: the reported stack names auth.ts, which this repository does not have.\nFixed the slug separator.',
+      ),
+      aText(JSON.stringify(accept)),
+    ]);
+    const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
+    expect(op.error).toBeUndefined();
+    expect(op.evidence).toMatchObject({
+      reproduced: false,
+      note: 'the reported stack names auth.ts, which this repository does not have.',
+    });
+    const wording =
+      '**Could not reproduce:** the reported stack names auth.ts, which this repository does not have. Failing before the change: `ignores surrounding and repeated spaces`, `joins every word with a dash`. Passing with it: `ignores surrounding and repeated spaces`, `joins every word with a dash`. Judge the change by its review and checks.';
+    const forge = sys!.runtime.localForge!;
+    expect((await forge.getPullRequest(repo, op.pullRequest!.number)).body).toContain(`## Evidence\n${wording}`);
+    expect(await forge.trackingComment(repo, op.pullRequest!.number)).toContain(wording);
   });
 
   /** The fixer's closing JSON (seed 000) after repair round `round`; its edit did not make the test pass. */
@@ -258,7 +265,7 @@ describe('agent loop against real model APIs (local servers)', () => {
     expect(server!.requests).toHaveLength(2);
   });
 
-  it('text-edit mode: a response touching a protected path writes nothing; the repair succeeds', async () => {
+  it('text-edit mode: no role gets tool definitions; a response touching a protected path writes nothing; the repair succeeds', async () => {
     const blocks = (...files: [string, string][]) => files.map(([p, c]) => `^^^${p}\n${c}^^^end`).join('\n');
     const { id, repo } = await start(
       'openai',
@@ -273,7 +280,11 @@ describe('agent loop against real model APIs (local servers)', () => {
     const op = await waitForStatus(sys!, id, ['awaiting_approval', 'failed']);
     expect(op.error).toBeUndefined();
     expect(op.filesChanged).toEqual(['src/slugify.js']);
-    expect(toolNames(server!, 1)).toEqual([]);
+    // Planner, coder, fixer and reviewer alike: a model without tool calling is never offered a tool.
+    expect(server!.requests).toHaveLength(4);
+    for (const request of server!.requests) expect(request.body).not.toHaveProperty('tools');
+    expect(requestText(server!, 0)).toContain('You cannot call tools: plan from the request');
+    expect(requestText(server!, 3)).toContain('You cannot call tools: the diff below');
     expect(requestText(server!, 1)).toContain('--- FILE src/slugify.js ---');
     const fixer = requestText(server!, 2);
     expect(fixer).toContain('nothing was written');

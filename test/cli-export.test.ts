@@ -32,7 +32,7 @@ describe('pullwright export <id>', () => {
       description: 'export me',
       requester: { source: 'api', user: 'dev' },
     });
-    await sys.runtime.store.transition(op.id, 'cancelled', { error: 'not needed' });
+    await sys.runtime.store.end(op.id, { code: 'requested', detail: 'not needed' });
     await sys.runtime.artifacts.append(op.id, TRANSCRIPT_ARTIFACT, `{"kind":"task","leak":"${TEST_TOKEN}"}\n`);
     const env = { ...redisEnv(), REDIS_PREFIX: sys.runtime.config.redisPrefix, API_TOKEN: TEST_TOKEN };
 

@@ -44,8 +44,10 @@ describe('compose topology: one API and two workers as separate processes', () =
   const compose = readCompose();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'pw-compose-'));
   const volumes = Object.fromEntries(Object.keys(compose.volumes).map((v) => [v, path.join(tmp, 'volumes', v)]));
+  /** Where the API listens: the workers' INTERNAL_API_URL (`http://api:3000` on the compose network). */
+  let apiAddress = '';
   const translation = (instance: string, redisAddress: string): Translation => ({
-    hosts: { redis: redisAddress },
+    hosts: { redis: redisAddress, api: apiAddress },
     volumes,
     instanceRoot: path.join(tmp, instance),
   });
@@ -116,7 +118,8 @@ describe('compose topology: one API and two workers as separate processes', () =
     const redisAddress = `127.0.0.1:${redisServer.port}`;
     const apiService = compose.services.api!;
     const apiPort = await freePort();
-    apiUrl = `http://127.0.0.1:${apiPort}`;
+    apiAddress = `127.0.0.1:${apiPort}`;
+    apiUrl = `http://${apiAddress}`;
     // Where people reach the API: every process builds its links on it.
     dotEnv = { ...DOT_ENV, PUBLIC_URL: apiUrl };
     const apiEnv = serviceEnv(apiService, dotEnv, translation('api-1', redisAddress));
@@ -151,10 +154,19 @@ describe('compose topology: one API and two workers as separate processes', () =
     const secretNames = (s: ComposeService) =>
       Object.keys(s.environment ?? {}).filter((k) => /SLACK|GITHUB_WEBHOOK|API_TOKEN/.test(k));
     expect(secretNames(compose.services.worker!)).toEqual([]);
-    expect(Object.keys(env('api')).filter((k) => /LLM|ANTHROPIC|OPENAI|REPLAY/.test(k))).toEqual([]);
+    // The long-lived keys are the API's alone (it brokers tokens and model calls); the worker
+    // refuses to start with one (PRODUCTION_MODE) and reaches the API by its service name.
+    const longLived = (name: string) =>
+      Object.keys(env(name)).filter((k) => /ANTHROPIC_API_KEY|OPENAI_API_KEY|GITHUB_APP_PRIVATE_KEY/.test(k));
+    expect(longLived('worker')).toEqual([]);
+    expect(longLived('api').sort()).toEqual(['ANTHROPIC_API_KEY', 'GITHUB_APP_PRIVATE_KEY', 'OPENAI_API_KEY']);
+    expect(Object.keys(env('api')).filter((k) => /LLM_PROVIDER|LLM_MODEL|REPLAY/.test(k))).toEqual([]);
+    expect(env('worker').INTERNAL_API_URL).toBe('http://api:3000');
+    expect(env('worker').PRODUCTION_MODE).toMatch(/^\$\{PRODUCTION_MODE:-true\}$/);
     for (const name of ['api', 'worker']) {
       expect(env(name)).toMatchObject({
         VERIFICATION_KEY_FILE: '/run/pullwright/verification-key',
+        WORKER_TOKEN_FILE: '/run/pullwright/worker-token',
         FORGE_DIR: '/srv/forge',
       });
       expect(compose.services[name]!.volumes).toEqual(

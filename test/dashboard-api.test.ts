@@ -91,7 +91,7 @@ describe('dashboard endpoints without a worker', () => {
     const running = await sys.request('POST', `/v1/operations/${id}/retry`, {});
     expect(running.status).toBe(409);
     await sys.runtime.store.transition(id, 'running');
-    await sys.runtime.store.transition(id, 'failed', { error: 'check "test" exited with 1' });
+    await sys.runtime.store.end(id, { code: 'checks_failed', detail: 'check "test" exited with 1' });
 
     const retry = await sys.request('POST', `/v1/operations/${id}/retry`, { user: 'ci-bot' });
     expect(retry.status).toBe(202);

@@ -294,7 +294,7 @@ describe('GitHub App flow against a GHES-style server', () => {
     expect(await gh.branchSha(repo, op.branch!)).toBe(before);
     const failure = (await sys.runtime.events.list(op.id)).filter((e) => e.type === 'status').at(-1);
     expect(failure?.data).toMatchObject({ to: 'awaiting_approval', revision: comment.id });
-    expect(String(failure?.data.revisionFailed)).toMatch(/^check "test" exited with 1:/);
+    expect(String(failure?.data.revisionFailed)).toMatch(/^checks failed: check "test" exited with 1:/);
     // The comment is rewritten right after the status: wait for it.
     const tracking = () => gh.issueComments(repo, number).filter((c) => c.user === gh.botLogin);
     await expect.poll(() => tracking()[0]?.body).toContain('could not be completed; the branch is unchanged');

@@ -236,6 +236,13 @@ describe('GitHubForge against a GHES-style server', () => {
     expect(await forge.hasWriteAccess('acme/app', 'passer-by')).toBe(false);
   });
 
+  it('reads a file on a branch through the contents API, and nothing where the file or branch is not', async () => {
+    // acme/other: no earlier test here writes to it.
+    expect(await forge.readFile('acme/other', 'main', 'x.txt')).toBe('x\n');
+    expect(await forge.readFile('acme/other', 'main', '.pullwright.yml')).toBeUndefined();
+    expect(await forge.readFile('acme/other', 'no-such-branch', 'x.txt')).toBeUndefined();
+  });
+
   it('reads red CI: check runs, their annotations and the Actions log behind its download redirect', async () => {
     const sha = (await gh.branchSha('acme/app', 'main'))!;
     await gh.reportChecks(

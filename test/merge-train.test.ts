@@ -218,7 +218,8 @@ describe('merge train: the base moved after the approval', () => {
 
     const failed = await until(op.id, (o) => o.status === 'failed' || o.status === 'merged');
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatch(/^merge failed: checks fail after merging main \([0-9a-f]{12}\) into the branch/);
+    expect(failed.error).toMatch(/^checks failed: after merging main \([0-9a-f]{12}\) into the branch/);
+    expect(failed.outcome?.code).toBe('checks_failed');
     expect(failed.error).toContain('check "test" exited with 1');
     expect(failed.error).toContain('keeps digits apart');
     expect(await sys.runtime.localForge!.branchSha(repo, op.branch!)).toBe(approvedSha);

@@ -136,7 +136,7 @@ describe('board and metrics', () => {
       expect((await sys.request('POST', `/v1/operations/${id}/cancel`, {})).status).toBe(200);
     const failed = await ask('implement');
     await store.transition(failed, 'running');
-    await store.transition(failed, 'failed', { error: 'budget exhausted: cost $5.10 of $5.00' });
+    await store.end(failed, { code: 'budget', detail: 'cost $5.10 of $5.00' });
     // A write that does not change the status is not another ending.
     await store.patch(failed, {}, { type: 'checkpoint', data: { step: 'note' } });
     const text = await (await fetch(`${sys.api.url}/metrics`)).text();

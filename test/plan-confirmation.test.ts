@@ -1,5 +1,4 @@
 import type { Operation } from '@pullwright/core';
-import type { NewOperation } from '@pullwright/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedCall } from './support/fake-slack.ts';
 import { postSigned } from './support/fake-slack-requests.ts';
@@ -229,7 +228,7 @@ describe('POST /v1/operations/:id/plan', () => {
     expect((await plan(other.id, { decision: 'start', extra: 1 })).status).toBe(400);
 
     // An API request that asks for confirmation (`confirmPlan: true`) waits like a Slack one.
-    const input: NewOperation & Pick<Operation, 'confirmPlan'> = {
+    const input: Parameters<typeof s.sys.runtime.actions.create>[0] = {
       type: 'fix',
       repo: 'acme/slugify',
       baseBranch: 'main',

@@ -176,7 +176,7 @@ describe('the run record', () => {
 
     // A revision that breaks the test hands the PR back; its report is the tracking comment.
     const back = await revise(id, 'comment', [edit(44, 45), text('Changed it to 45.')]);
-    expect(back.data.revisionFailed).toMatch(/^check "test" exited with 1/);
+    expect(back.data.revisionFailed).toMatch(/^checks failed: check "test" exited with 1/);
     const comment = await sys.runtime.localForge!.trackingComment(repo, op.pullRequest!.number);
     expect(comment).toContain('## The revision could not be completed; the branch is unchanged\n\n### Summary');
     expect(comment).toContain('- check `test` exited with 1; failing: answer is at most 44');

@@ -154,6 +154,18 @@ const cases: Case[] = [
     () => /ANTHROPIC_API_KEY: required when LLM_PROVIDER=anthropic/,
   ],
   [
+    'a worker holding a model key in production mode',
+    'worker',
+    () => ({
+      ...base(),
+      WORKER_TOKEN: 'worker-token-0123456789abcdef',
+      PRODUCTION_MODE: 'true',
+      LLM_PROVIDER: 'anthropic',
+      ANTHROPIC_API_KEY: 'sk-ant-api03-heldHELDheldHELD0123456789',
+    }),
+    () => /ANTHROPIC_API_KEY: a worker should not hold it: .* Fix: give it to the API only/,
+  ],
+  [
     'a model without a price (a local model)',
     'worker',
     () => ({ ...base(), ...LOCAL_MODEL }),
@@ -204,10 +216,10 @@ describe('start-up warnings: a process starts, and says once what it lacks or sh
       .filter(Boolean);
 
   it(
-    'a worker with an explicit zero price for its local model starts; without PUBLIC_URL, and holding API_TOKEN, it warns',
+    'a worker with an explicit zero price for its local model starts; without PUBLIC_URL and WORKER_TOKEN, and holding API_TOKEN, it warns',
     async () => {
       const output = await started({ ...base(), ...LOCAL_MODEL, LLM_PRICES: '{"qwen3-coder":{"input":0,"output":0}}' });
-      expect(warned(output).sort()).toEqual(['API_TOKEN', 'PUBLIC_URL']);
+      expect(warned(output).sort()).toEqual(['API_TOKEN', 'PUBLIC_URL', 'WORKER_TOKEN']);
       expect(output).toMatch(
         /PUBLIC_URL: unset, recommended by the worker process: the pull requests and tracking comments/,
       );
@@ -220,7 +232,11 @@ describe('start-up warnings: a process starts, and says once what it lacks or sh
   it(
     'a worker given what it needs, and nothing more, warns about nothing',
     async () => {
-      const output = await started({ ...without(base(), 'API_TOKEN'), PUBLIC_URL: 'https://pullwright.example.com' });
+      const output = await started({
+        ...without(base(), 'API_TOKEN'),
+        PUBLIC_URL: 'https://pullwright.example.com',
+        WORKER_TOKEN: 'worker-token-0123456789abcdef',
+      });
       expect(warned(output)).toEqual([]);
     },
     HANG_GUARD_MS,

@@ -4,7 +4,7 @@ import path from 'node:path';
 /** The demo's slugify repository: its bug, its failing tests and its recorded fix. */
 const SAMPLE_DIR = path.resolve(import.meta.dirname, '../../apps/cli/demo/sample-repo');
 
-interface LibraryShape {
+export interface LibraryShape {
   /** Source modules beside slugify, each with its own test file. */
   modules: number;
   testsPerModule: number;

@@ -22,7 +22,7 @@ describe('the status header', () => {
     const el = renderStatus({
       ...OP,
       pullRequest: { number: 7, url: 'https://github.example/acme/web/pull/7', headSha: 'a'.repeat(40) },
-      origin: { number: 12, title: 'Spaces in slugs', url: 'https://github.example/acme/web/issues/12' },
+      origin: { kind: 'issue', number: 12, title: 'Spaces in slugs', url: 'https://github.example/acme/web/issues/12' },
     });
     expect(el.querySelector('#op-status [data-status="awaiting_approval"]')!.textContent).toBe('Awaiting approval');
     expect(el.querySelector('.type-debug')!.textContent).toBe('debug');
@@ -49,11 +49,28 @@ describe('the status header', () => {
       ...OP,
       branch: undefined,
       description: 'one line',
-      origin: { number: 3, title: 'x', url: 'javascript:alert(1)' },
+      origin: { kind: 'issue', number: 3, title: 'x', url: 'javascript:alert(1)' },
     });
     expect(el.querySelector('.op-meta')!.textContent).not.toContain('←');
     expect(el.querySelector('.op-description')).toBeNull();
     expect(el.querySelector('.pr-link')).toBeNull();
     expect(el.querySelector('.origin-link')).toBeNull();
+  });
+
+  it('names a schedule or an event it came from, linking only a web address', () => {
+    const scheduled = renderStatus({
+      ...OP,
+      requester: { source: 'policy', user: 'schedule:nightly' },
+      origin: { kind: 'schedule', name: 'nightly', cron: '0 3 * * *', tick: '2026-11-27T03:00:00.000Z' },
+    });
+    expect(scheduled.querySelector('.origin')!.textContent).toBe(
+      'from schedule nightly (0 3 * * *, 2026-11-27T03:00:00.000Z)',
+    );
+    const alerted = renderStatus({
+      ...OP,
+      origin: { kind: 'event', source: 'sentry', eventId: 'e1', title: 'Boom', url: 'https://sentry.example/e1' },
+    });
+    expect(alerted.querySelector('.origin-link')!.getAttribute('href')).toBe('https://sentry.example/e1');
+    expect(alerted.querySelector('.origin-link')!.textContent).toBe('from sentry event e1: Boom');
   });
 });

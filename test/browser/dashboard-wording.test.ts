@@ -163,12 +163,16 @@ describe('the dashboard in words, in a real browser (demo mode)', () => {
     expect(problems).toEqual([]);
   });
 
-  /** An operation in the given states, recorded without a worker (no job is queued for it). */
-  async function seed(path: Operation['status'][]): Promise<Operation> {
+  /** An operation in the given states, recorded without a worker (no job is queued for it); `merged` ends it. */
+  async function seed(path: (Parameters<typeof sys.runtime.store.transition>[1] | 'merged')[]): Promise<Operation> {
     const { store } = sys.runtime;
     const op = await store.create({ ...DEMO_REQUEST, description: 'A seeded operation' });
     for (const to of path) {
       const headSha = 'a'.repeat(40);
+      if (to === 'merged') {
+        await store.end(op.id, { code: 'merged' });
+        continue;
+      }
       await store.transition(
         op.id,
         to,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Operation, Requester } from '@pullwright/core';
+import type { EndStatus, Operation, Outcome, Requester } from '@pullwright/core';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../support/sample-repo.ts';
@@ -85,7 +85,12 @@ describe('dashboard in a real browser', () => {
   }
 
   /** Operations in other states, so the list shows what a busy day looks like. */
-  async function seed(description: string, requester: Requester, path: Operation['status'][], error?: string) {
+  async function seed(
+    description: string,
+    requester: Requester,
+    path: Exclude<Operation['status'], EndStatus>[],
+    outcome?: Outcome,
+  ) {
     const op = await sys.runtime.store.create({
       type: description.startsWith('Add') ? 'implement' : 'fix',
       repo,
@@ -93,10 +98,8 @@ describe('dashboard in a real browser', () => {
       description,
       requester,
     });
-    for (const [i, to] of path.entries()) {
-      const last = i === path.length - 1;
-      await sys.runtime.store.transition(op.id, to, last && error ? { error } : {});
-    }
+    for (const to of path) await sys.runtime.store.transition(op.id, to);
+    if (outcome) await sys.runtime.store.end(op.id, outcome);
     return op.id;
   }
 
@@ -182,12 +185,10 @@ describe('dashboard in a real browser', () => {
     await page.locator('a.brand').click();
     await page.locator(`#operations tr[data-id="${id}"][data-status="merged"]`).waitFor();
     await seed('Add a --dry-run flag to the release script', { source: 'slack', user: 'maria' }, ['running']);
-    await seed(
-      'Fix flaky timeout in the payments webhook test',
-      { source: 'github', user: 'octocat' },
-      ['running', 'failed'],
-      'check "test" exited with 1:\nTimeout of 2000ms exceeded',
-    );
+    await seed('Fix flaky timeout in the payments webhook test', { source: 'github', user: 'octocat' }, ['running'], {
+      code: 'checks_failed',
+      detail: 'check "test" exited with 1:\nTimeout of 2000ms exceeded',
+    });
     const queued = await seed('Retry the upload when S3 answers 503', { source: 'api', user: 'ci-bot' }, []);
     await page.locator(`#operations tr[data-id="${queued}"]`).waitFor();
     expect(await page.locator('#operations tr.op-row').count()).toBe(4);

@@ -69,7 +69,7 @@ describe('on a 3-primary Redis Cluster', () => {
       TRANSCRIPT_ARTIFACT,
       `${JSON.stringify({ kind: 'task', pad: 'x'.repeat(4000) })}\n`,
     );
-    await store.transition(first!.id, 'failed', { error: 'stopped' });
+    await store.end(first!.id, { code: 'internal', detail: 'stopped' });
     expect(await redis.ttl(keys.artifacts(first!.id))).toBeGreaterThan(3500);
     expect((await store.list({ limit: 50 })).map((o) => o.id).sort()).toEqual(ops.map((o) => o.id).sort());
     const lines: string[] = [];

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type CommandSpec, DockerRunner } from '@pullwright/sandbox';
+import { type CommandSpec, DockerRunner, EgressProxy, type RefusedConnection } from '@pullwright/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { dockerCommand } from './support/docker-command.ts';
 
@@ -72,16 +72,30 @@ describe.skipIf(!inject('containerStack'))('DockerRunner on a real Docker engine
     expect(lines.filter((line) => line === 'err')).toHaveLength(1);
   });
 
-  it('has no network but loopback, unless the spec is the install step', async () => {
+  it("has no network but loopback; the install step's way out is the egress proxy's socket", async () => {
     const closed = await run('ls /sys/class/net');
     expect(closed.output.trim().split('\n')).toEqual(['lo']);
-    const open = await run('ls /sys/class/net', { network: true });
-    expect(open.output.trim().split('\n')).toEqual(expect.arrayContaining(['lo', 'eth0']));
+    const refused: RefusedConnection[] = [];
+    const proxy = await EgressProxy.start(
+      { allow: [], trusted: [], servicePorts: [] },
+      { onRefused: (r) => refused.push(r) },
+    );
+    try {
+      const install = await run(
+        `ls /sys/class/net; node -e "require('http').request({ host: '127.0.0.1', port: new URL(process.env.HTTPS_PROXY).port, method: 'CONNECT', path: '169.254.169.254:80' }).on('connect', (res) => { console.log(res.statusCode); process.exit(0); }).end()"`,
+        { egress: { socketDir: proxy.socketDir } },
+      );
+      expect(install.output.trim().split('\n')).toEqual(['lo', '403']);
+      expect(refused).toEqual([{ host: '169.254.169.254', port: 80, reason: 'not_allowed' }]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('has a read-only root and .git, a writable worktree and /tmp', async () => {
     const result = await run(
-      'touch /usr/pw-probe; touch /workspace/.git/hooks/pw-probe; touch /workspace/built.txt && touch /tmp/scratch && echo wrote',
+      // Checks run under `bash -eo pipefail`: the refused writes are tolerated so the script goes on.
+      'touch /usr/pw-probe || true; touch /workspace/.git/hooks/pw-probe || true; touch /workspace/built.txt && touch /tmp/scratch && echo wrote',
     );
     expect(result.output).toMatch(/'\/usr\/pw-probe': Read-only file system/);
     expect(result.output).toMatch(/'\/workspace\/\.git\/hooks\/pw-probe': Read-only file system/);

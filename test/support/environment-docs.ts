@@ -153,8 +153,9 @@ export function renderEnvExample(
   blocks.push(own.join('\n'));
   return `# docker compose reads this file as .env (cp .env.example .env). Everything is optional:
 # with nothing set, the workers replay the bundled demo transcript against the local forge.
-# The verification key, Redis password and API token are generated into the \`secrets\` and
-# \`api-secrets\` volumes on first start (docker compose exec api cat /run/pullwright-api/api-token).
+# The verification key, Redis password, worker token and API token are generated into the
+# \`secrets\` and \`api-secrets\` volumes on first start (docker compose exec api cat
+# /run/pullwright-api/api-token). A model key and the GitHub App key go to the API only.
 # Generated from docker-compose.yml and the variables' declarations by
 # test/environment-contract.test.ts (npx vitest run test/environment-contract.test.ts -u).
 

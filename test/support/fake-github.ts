@@ -187,6 +187,8 @@ export class FakeGitHub {
   #repos = new Map<string, FakeRepo>();
   #tokens = new Map<string, IssuedToken>();
   #installations = new Map<string, number>();
+  /** What each installation's owner accepted, when less than the app asks for (by installation id). */
+  #granted = new Map<number, Permissions>();
   #nextId = 1000;
   #webhook: { url: string; secret: string } | undefined;
   #pending = new Set<Promise<unknown>>();
@@ -234,6 +236,21 @@ export class FakeGitHub {
     const file = path.join(dir, 'app.private-key.pem');
     await writeFile(file, this.privateKeyPem, { mode: 0o600 });
     return file;
+  }
+
+  /**
+   * The installation on `owner` has accepted only these permissions: what GitHub does when the
+   * app asks for a new one after it was installed, until the owner accepts it. Its tokens may
+   * have no more; its installation (and the listing of installations) shows them.
+   */
+  grantInstallation(owner: string, permissions: Permissions): void {
+    const id = this.#installations.get(owner);
+    if (id === undefined) throw new Error(`no installation on ${owner}`);
+    this.#granted.set(id, permissions);
+  }
+
+  #grantedTo(installationId: number): Permissions {
+    return this.#granted.get(installationId) ?? APP_PERMISSIONS;
   }
 
   /** A forge outage at publish: the next `count` pushes are answered `status` (Infinity: every one). */
@@ -821,6 +838,20 @@ export class FakeGitHub {
         permissions: APP_PERMISSIONS,
       });
     }
+    if (route === '/app/installations' && method === 'GET') {
+      this.#requireJwt(credential);
+      return this.#json(
+        res,
+        200,
+        [...this.#installations].map(([owner, id]) => ({
+          id,
+          account: userJson(owner),
+          app_id: Number(this.appId),
+          repository_selection: 'all',
+          permissions: this.#grantedTo(id),
+        })),
+      );
+    }
     if (route === '/installation/token' && method === 'DELETE') {
       const token = this.#requireToken(credential);
       token.revoked = true;
@@ -841,7 +872,7 @@ export class FakeGitHub {
         app_slug: 'pullwright',
         account: userJson(repo.owner),
         repository_selection: 'all',
-        permissions: APP_PERMISSIONS,
+        permissions: this.#grantedTo(repo.installationId),
       });
     }
     const repo = this.#repos.get(fullName);
@@ -1071,6 +1102,19 @@ export class FakeGitHub {
       if (!issue) throw new HttpError(404, 'Not Found');
       return this.#json(res, 200, issueJson(this.#payloadRepo(repo), issue));
     }
+    m = /^\/contents\/(.+)$/.exec(rest);
+    if (m && method === 'GET') {
+      need('contents', 'read');
+      const ref = url.searchParams.get('ref') ?? 'HEAD';
+      const text = await this.showFile(fullName, ref, decodeURIComponent(m[1]!)).catch(() => undefined);
+      if (text === undefined) throw new HttpError(404, 'Not Found');
+      if (/raw/.test(req.headers.accept ?? '')) {
+        res.writeHead(200, { 'content-type': 'application/vnd.github.raw; charset=utf-8' });
+        res.end(text);
+        return;
+      }
+      return this.#json(res, 200, { type: 'file', encoding: 'base64', content: Buffer.from(text).toString('base64') });
+    }
     m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
     if (m && method === 'GET') {
       need('metadata', 'read');
@@ -1116,10 +1160,13 @@ export class FakeGitHub {
     }
     // Like GitHub: metadata read comes with every token, whatever else was asked for.
     const permissions: Permissions = { ...(req.permissions ?? APP_PERMISSIONS), metadata: 'read' };
-    for (const [name, level] of Object.entries(permissions)) {
-      if (!allows(APP_PERMISSIONS[name], level))
-        throw new HttpError(422, 'The permissions requested are not granted to this installation.');
-    }
+    const granted = this.#grantedTo(installationId);
+    const refused = Object.entries(permissions).filter(([name, level]) => !allows(granted[name], level));
+    if (refused.length > 0)
+      throw new HttpError(
+        422,
+        `The permissions requested are not granted to this installation: ${refused.map(([n, l]) => `${n}=${l}`).join(', ')}`,
+      );
     const token: IssuedToken = {
       // The shape of a real installation token, so pattern-based redaction is exercised too.
       token: `ghs_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'x').slice(0, 36)}`,

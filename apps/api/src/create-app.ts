@@ -14,11 +14,13 @@ import { dashboardSecurityHeaders } from './dashboard-security-headers.ts';
 import { dashboardVerification } from './dashboard-verification.ts';
 import { deployRouter } from './deploy-router.ts';
 import { evalRunsRouter } from './eval-runs-router.ts';
+import { eventsRouter } from './events-router.ts';
 import { featureRequestsRouter } from './feature-requests-router.ts';
 import { githubSignInRouter } from './github-sign-in-router.ts';
 import { githubWebhooksRouter } from './github-webhooks-router.ts';
 import { errorHandler, sendError } from './http-errors.ts';
 import { interdiffRouter } from './interdiff-router.ts';
+import { internalRouter } from './internal-router.ts';
 import { refuseDeepJson } from './json-depth.ts';
 import { metricsRouter } from './metrics-router.ts';
 import { operationFilesRouter } from './operation-files-router.ts';
@@ -26,6 +28,7 @@ import { operationsRouter } from './operations-router.ts';
 import { planRouter } from './plan-router.ts';
 import { QUEUE_BOARD_PATH, queueBoardRouter } from './queue-board-router.ts';
 import { requestSpan } from './request-span.ts';
+import { schedulesRouter } from './schedules-router.ts';
 import { sessionAuth } from './session-auth.ts';
 import { SessionCredentials } from './session-credentials.ts';
 import { sessionRouter } from './session-router.ts';
@@ -39,7 +42,20 @@ const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 const READY_TIMEOUT_MS = 1000;
 
 /** The API wires Slack itself, so it takes Slack's runtime plus what its own routes use. */
-export type ApiDeps = SlackRuntime & Pick<Runtime, 'artifacts' | 'locks' | 'workspace' | 'demo' | 'features'>;
+export type ApiDeps = SlackRuntime &
+  Pick<
+    Runtime,
+    | 'artifacts'
+    | 'locks'
+    | 'workspace'
+    | 'demo'
+    | 'features'
+    | 'permissionGaps'
+    | 'scheduledWork'
+    | 'schedules'
+    | 'inboundEvents'
+    | 'internal'
+  >;
 
 /** The operation whose branch this is: its id follows the prefix, and its record names the branch back. */
 async function operationOfBranch(store: ApiDeps['store'], branch: string) {
@@ -72,6 +88,11 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   // Before the JSON parser: Slack's signature is over the raw bytes, which these routes read themselves.
   const slack = createSlackServices(deps);
   if (slack?.signingSecret) app.use('/slack', slackRouter(slack, slack.signingSecret));
+  // Before the JSON parser: each source's signature covers the raw body, and is the credential.
+  app.use('/v1/events', eventsRouter(deps));
+  // Before the JSON parser: model requests are larger than REST bodies, and these routes
+  // take WORKER_TOKEN (or a job credential), never API_TOKEN.
+  if (deps.internal) app.use('/internal/v1', internalRouter(deps.internal, deps.logger));
   // The depth is measured on the raw bytes, before JSON.parse and before any route or authentication.
   app.use(express.json({ limit: '256kb', verify: (_req, _res, body) => refuseDeepJson(body) }));
   app.use(wellFormedBody());
@@ -86,8 +107,12 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
       () => false,
     );
     const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), READY_TIMEOUT_MS).unref());
-    const ok = await Promise.race([ping, timeout]);
-    if (ok) res.json({ ok: true, redis: 'up' });
+    // Detail, never a reason to be unready: an installation lacking an optional permission has
+    // that one feature off (red-CI job logs without Actions: read), everything else works.
+    const gaps = deps.permissionGaps().catch(() => undefined);
+    const noGaps = new Promise<undefined>((r) => setTimeout(() => r(undefined), READY_TIMEOUT_MS).unref());
+    const [ok, permissionGaps] = await Promise.all([Promise.race([ping, timeout]), Promise.race([gaps, noGaps])]);
+    if (ok) res.json({ ok: true, redis: 'up', ...(permissionGaps?.length ? { github: { permissionGaps } } : {}) });
     else sendError(res, 503, 'unavailable', 'redis is unreachable', { redis: 'down' });
   });
 
@@ -121,6 +146,7 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));
   app.use('/v1/feature-requests', auth, featureRequestsRouter(deps));
+  app.use('/v1/schedules', auth, schedulesRouter(deps));
   app.use('/v1/eval', auth, evalRunsRouter(deps));
   app.get('/v1/queue', auth, async (_req, res) => {
     res.json({ counts: await deps.queue.counts() });

@@ -1,5 +1,5 @@
-import { type Operation, PullwrightError, type Requester } from '@pullwright/core';
-import type { Runtime } from '@pullwright/pipeline';
+import { type Operation, PullwrightError } from '@pullwright/core';
+import type { Caller, Runtime } from '@pullwright/pipeline';
 
 const RETRYABLE: ReadonlySet<Operation['status']> = new Set(['failed', 'cancelled']);
 
@@ -13,7 +13,7 @@ const RETRYABLE: ReadonlySet<Operation['status']> = new Set(['failed', 'cancelle
 export async function dashboardRetry(
   deps: Pick<Runtime, 'store' | 'events' | 'actions'>,
   id: string,
-  by: Pick<Requester, 'user' | 'source'>,
+  by: Caller,
 ): Promise<{ op: Operation; created: boolean }> {
   const original = await deps.store.get(id);
   if (!RETRYABLE.has(original.status)) {

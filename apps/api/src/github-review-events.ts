@@ -222,7 +222,7 @@ export class GitHubReviewEvents {
     }
     if (current.status !== 'approved') return `ignored: operation is ${current.status}`;
     await store.transition(op.id, 'merging', {}, { external: true });
-    await store.transition(op.id, 'merged', {}, { external: true, by });
+    await store.end(op.id, { code: 'merged' }, {}, { external: true, by });
     return 'merged outside Pullwright: recorded';
   }
 

@@ -183,7 +183,7 @@ export function metricsRouter(deps: MetricsDeps): Router {
   }
   new Counter({
     name: 'pullwright_operation_outcomes_total',
-    help: 'Operations that ended, by type, final status and reason (merged, rejected, requested, budget, checks_failed, secret_found, internal…)',
+    help: 'Operations that ended, by type, final status and reason: the outcome code (merged, rejected, requested, budget, checks_failed, secret_found, internal…)',
     labelNames: ['type', 'status', 'reason'],
     ...registers,
     collect() {

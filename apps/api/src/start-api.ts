@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { listenOrExplain } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { type AppOptions, createApp } from './create-app.ts';
+import { startScheduleWorker } from './schedule-worker.ts';
 import { createSlackServices } from './slack-services.ts';
 import { type SlackSocketMode, startSlackSocketMode } from './slack-socket-mode.ts';
 
@@ -19,6 +20,19 @@ function socketModeFor(runtime: Runtime): SlackSocketMode | undefined {
   return startSlackSocketMode(slack, slack.appToken, runtime.config.slack.apiUrl);
 }
 
+/**
+ * DEFAULT_REPO's schedules are armed at start-up (every API process does it; syncing is
+ * idempotent). Other repositories sync with `POST /v1/schedules/sync`. A bad file does not
+ * stop the API: it is logged with the field, and the sync endpoint answers it in full.
+ */
+async function syncDefaultRepoSchedules(runtime: Runtime): Promise<void> {
+  const repo = runtime.config.defaultRepo;
+  if (!repo || !(await runtime.forge.repositoryExists(repo).catch(() => false))) return;
+  await runtime.scheduledWork.sync(repo).catch((err: unknown) => {
+    runtime.logger.warn({ repo, err: runtime.redactor.redact((err as Error).message) }, 'schedules not synced');
+  });
+}
+
 export async function startApi(runtime: Runtime, options: AppOptions = {}): Promise<RunningApi> {
   const app = createApp(runtime, options);
   const server = createServer(app);
@@ -27,12 +41,15 @@ export async function startApi(runtime: Runtime, options: AppOptions = {}): Prom
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   const host = runtime.config.host === '0.0.0.0' ? '127.0.0.1' : runtime.config.host;
   const socketMode = socketModeFor(runtime);
+  const schedules = await startScheduleWorker(runtime);
+  await syncDefaultRepoSchedules(runtime);
   return {
     server,
     url: `http://${host}:${port}`,
     socketMode,
     close: async () => {
       await socketMode?.close();
+      await schedules.close();
       await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());

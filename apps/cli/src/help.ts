@@ -43,7 +43,7 @@ export const USAGE = `usage: pullwright <command>
   export    export <id>: an operation's record, timeline and transcript as redacted JSONL (REDIS_URL, else npm start's Redis)
   mcp       an MCP server on stdio for editor agents: create, follow, approve operations through the REST API
   repo      repo add <path-or-git-url> [--name owner/name]: import your repository into the local forge; repo list
-  init-secrets <dir> [<api-dir>]  create the verification key, Redis password and API token files compose uses (kept if present)
+  init-secrets <dir> [<api-dir>]  create the verification key, Redis password, worker token and API token files compose uses (kept if present)
   scan      secret scan of files or directories, or of a diff on stdin (exit 1 on findings; --json, --config <gitleaks.toml>)
   eval      eval mine <owner/name>: tasks from the repository's own merged fixes; eval run <tasks.jsonl>: the agent measured on them
 
@@ -91,8 +91,8 @@ PULLWRIGHT_USER (default api; IDENTITIES gives it its role).`,
   repo: REPO_HELP,
   'init-secrets': `usage: pullwright init-secrets <dir> [<api-dir>]
 
-Creates the files docker compose reads its secrets from: the verification key and the Redis
-password in <dir>, the API token in <api-dir> (default <dir>), a directory only the API
+Creates the files docker compose reads its secrets from: the verification key, the Redis
+password and the worker token in <dir>, the API token in <api-dir> (default <dir>), a directory only the API
 mounts. Files that exist are kept; a token an older layout kept in <dir> moves to <api-dir>.`,
 };
 

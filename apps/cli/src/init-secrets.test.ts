@@ -8,7 +8,12 @@ describe('initSecrets', () => {
   it('keeps the API token apart from what workers mount, and keeps what exists', () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'pw-secrets-'));
     const [shared, api] = [path.join(root, 'shared'), path.join(root, 'api')];
-    expect(initSecrets(shared, api).sort()).toEqual(['api-token', 'redis-password', 'verification-key']);
+    expect(initSecrets(shared, api).sort()).toEqual([
+      'api-token',
+      'redis-password',
+      'verification-key',
+      'worker-token',
+    ]);
     expect(existsSync(path.join(shared, 'api-token'))).toBe(false);
     expect(readFileSync(path.join(shared, 'redis.conf'), 'utf8')).toMatch(/^requirepass \S{43}\n$/);
     const token = readFileSync(path.join(api, 'api-token'), 'utf8');

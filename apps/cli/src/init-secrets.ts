@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** The files every service reads, through `*_FILE` variables. */
-const SHARED_SECRETS = ['verification-key', 'redis-password'] as const;
+/**
+ * The files every service reads, through `*_FILE` variables. `worker-token` authorizes the
+ * API's internal routes (credential broker, model gateway) only, never the REST API.
+ */
+const SHARED_SECRETS = ['verification-key', 'redis-password', 'worker-token'] as const;
 /** The API's own: workers never mount the directory it is kept in. */
 const API_TOKEN = 'api-token';
 
@@ -15,8 +18,8 @@ function create(file: string, created: string[]): void {
 
 /**
  * `pullwright init-secrets <dir> [<api-dir>]`: the compose stack's first step. Creates each
- * missing secret (32 random bytes, base64url): the verification key and the Redis password
- * in `dir`, with `redis.conf` for the Redis container to include, and the API token in
+ * missing secret (32 random bytes, base64url): the verification key, the Redis password and
+ * the worker token in `dir`, with `redis.conf` for the Redis container to include, and the API token in
  * `api-dir` (default `dir`), which only the API mounts. A token an older layout kept in
  * `dir` moves to `api-dir`, so it keeps working and leaves the workers' reach. Existing files
  * are kept, so a restart changes nothing. Mode 0644: the Redis container runs as another

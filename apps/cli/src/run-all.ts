@@ -27,7 +27,8 @@ export async function runAll(embedded: EmbeddedEnv, warnings: EnvIssue[]): Promi
       await redis?.stop();
       await stopTracing();
     });
-    if (runtime.config.llm.provider === 'replay' && runtime.localForge) {
+    // The bundled recording answers the demo request only: one's own REPLAY_FILE seeds nothing.
+    if (embedded.replayDemo && runtime.localForge) {
       const op = await seedDemo(runtime);
       logger.info({ opId: op.id }, 'demo operation enqueued');
     }

@@ -49,6 +49,8 @@ const LINES: { [T in OperationEventType]: Line } = {
   check: (data) => `  check ${String(data.name)}: ${data.passed ? 'pass' : 'FAIL'} (${String(data.durationMs)} ms)`,
   revision: (data) => `revision ${String(data.state)}${data.headSha ? ` at ${String(data.headSha).slice(0, 12)}` : ''}`,
   deploy: (data) => `deploy ${String(data.step)}${data.state ? ` ${String(data.state)}` : ''}`,
+  egress_refused: (data) =>
+    `egress refused in ${String(data.step)}: ${String(data.host)}:${String(data.port)} (${String(data.reason)})`,
   stuck: (data) => `stuck in ${String(data.step)} for ${Math.round(Number(data.idleMs) / 1000)} s`,
   message: byName,
   waiting: byName,

@@ -51,7 +51,7 @@ export class StalledJobReaper {
       `its worker died ${deaths} time${deaths === 1 ? '' : 's'} while running it (crashed or killed); ` +
       `gave up during the ${job.name} job (last status ${op.status})`;
     try {
-      await this.options.store.transition(opId, 'failed', { error: reason }, { step: job.name, stalled: true });
+      await this.options.store.end(opId, { code: 'stalled', detail: reason }, {}, { step: job.name, stalled: true });
       this.logger.warn({ opId, job: job.id }, 'job stalled too often; operation failed');
       return true;
     } catch (err) {

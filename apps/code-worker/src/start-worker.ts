@@ -1,13 +1,23 @@
 import os from 'node:os';
-import { type Config, FINAL_STATUSES, isPullwrightError, isTransientError } from '@pullwright/core';
+import {
+  type Config,
+  FINAL_STATUSES,
+  isPullwrightError,
+  isTransientError,
+  mapOutcomeText,
+  type Outcome,
+  outcomeOfError,
+} from '@pullwright/core';
 import {
   analyzeFeatureRequest,
   deployOperation,
   handleCiFailure,
+  inJobScope,
   mergeOperation,
   type Runtime,
   reviseOperation,
   runOperation,
+  tokenHolder,
 } from '@pullwright/pipeline';
 import {
   bullPrefix,
@@ -127,12 +137,28 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
   const running = new Set<string>();
 
   /** A final error: the operation must not stay unfinished because the pipeline could not end it. */
-  const failUnfinished = async (opId: string, reason: string) => {
+  const failUnfinished = async (opId: string, outcome: Outcome) => {
     const op = await runtime.store.find(opId).catch(() => undefined);
     if (!op || FINAL_STATUSES.has(op.status)) return;
     await runtime.store
-      .transition(opId, 'failed', { error: redactor.redact(reason) })
+      .end(
+        opId,
+        mapOutcomeText(outcome, (t) => redactor.redact(t)),
+      )
       .catch((err) => logger.warn({ opId, err: (err as Error).message }, 'could not fail the operation'));
+  };
+
+  /**
+   * Runs a job with its token holder in scope for every forge call it makes (see inJobScope),
+   * and revokes whatever token that holder still has when the job ends, however it ends.
+   */
+  const inTokenScope = async (opId: string, holder: string, handle: () => Promise<unknown>) => {
+    try {
+      return await inJobScope(holder, handle);
+    } finally {
+      const op = await runtime.store.find(opId).catch(() => undefined);
+      if (op) await runtime.forge.revokeToken(op.repo, holder).catch(() => undefined);
+    }
   };
 
   /**
@@ -144,7 +170,9 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
     if (!isJobName(name)) return undefined;
     const run = <N extends JobName>(n: N) => {
       const payload = JOB_CATALOG[n].schema.parse(job.data) as JobData<N>;
-      return { opId: 'opId' in payload ? payload.opId : undefined, run: () => handlers[n](payload, runtime) };
+      const opId = 'opId' in payload ? payload.opId : undefined;
+      const handle = () => handlers[n](payload, runtime);
+      return { opId, run: opId ? () => inTokenScope(opId, tokenHolder(opId, n), handle) : handle };
     };
     return run(name);
   };
@@ -170,12 +198,18 @@ export async function startWorker(runtime: Runtime, overrides: Partial<JobHandle
     } catch (err) {
       const message = redactor.redact((err as Error)?.message ?? String(err));
       if (!isTransientError(err)) {
-        await failUnfinished(opId, isPullwrightError(err) ? message : `internal error: ${message}`);
+        await failUnfinished(
+          opId,
+          isPullwrightError(err) ? outcomeOfError(err.code, message) : { code: 'internal', detail: message },
+        );
         // Never retried: the pipeline ended the operation, and a rerun could repeat side effects.
         throw new UnrecoverableError(message);
       }
       if (job.attemptsStarted >= MAX_JOB_STARTS) {
-        await failUnfinished(opId, `gave up after ${job.attemptsStarted} attempts; last error: ${message}`);
+        await failUnfinished(opId, {
+          code: 'stalled',
+          detail: `gave up after ${job.attemptsStarted} attempts; last error: ${message}`,
+        });
         throw new UnrecoverableError(message);
       }
       const delay = retryDelayMs(job.attemptsStarted);

@@ -1,4 +1,4 @@
-// Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>, #/features[/<id>], #/eval).
+// Entry point: sign-in, the header, and the hash router (#/, #/new, #/op/<id>, #/features[/<id>], #/eval, #/schedules).
 import { currentSession, loadSession, onSessionChange, signIn, signOut } from './api.js';
 import { button, fill, h, notice, setLive } from './dom.js';
 import { evalView } from './view-eval.js';
@@ -6,6 +6,7 @@ import { featuresView } from './view-features.js';
 import { listView } from './view-list.js';
 import { newOperationView } from './view-new.js';
 import { operationView } from './view-operation.js';
+import { schedulesView } from './view-schedules.js';
 import { signInView } from './view-sign-in.js';
 
 // `npm start` prints a link with `#token=…`. Fragments never reach a server, but the token
@@ -27,6 +28,7 @@ function route() {
   const feature = /^\/features(?:\/(fr[a-z0-9]{6,40}))?$/.exec(path);
   if (feature) return { name: 'features', id: feature[1] };
   if (path === '/eval') return { name: 'eval' };
+  if (path === '/schedules') return { name: 'schedules' };
   return { name: 'list', params: new URLSearchParams(query) };
 }
 
@@ -69,6 +71,7 @@ function render() {
   else if (r.name === 'new') cleanup = newOperationView(view, session, r.params);
   else if (r.name === 'features') cleanup = featuresView(view, session, r.id);
   else if (r.name === 'eval') cleanup = evalView(view);
+  else if (r.name === 'schedules') cleanup = schedulesView(view);
   else cleanup = listView(view, session, r.params);
 }
 

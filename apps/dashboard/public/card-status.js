@@ -18,6 +18,25 @@ function pullRequestHref(url) {
   }
 }
 
+/**
+ * Where the work came from when no person asked here: an issue, a schedule or an event.
+ * @param {Operation} op
+ */
+function originOf(op) {
+  const o = op.origin;
+  if (!o) return null;
+  const text =
+    o.kind === 'schedule'
+      ? `from schedule ${o.name} (${o.cron}, ${o.tick})`
+      : o.kind === 'event'
+        ? `from ${o.source} event ${o.eventId}: ${o.title}`
+        : `from issue #${o.number}: ${o.title}`;
+  const href = 'url' in o && o.url ? webLink(o.url) : undefined;
+  return href
+    ? h('a', { href, target: '_blank', rel: 'noopener noreferrer', class: 'origin-link' }, text)
+    : h('span', { class: 'origin' }, text);
+}
+
 /** @param {Operation} op */
 function meta(op) {
   return h(
@@ -26,13 +45,7 @@ function meta(op) {
     h('span', { class: 'repo' }, op.repo),
     h('span', {}, h('code', {}, op.baseBranch), op.branch ? [' ← ', h('code', {}, op.branch)] : null),
     h('span', {}, 'by ', sourceBadge(op.requester)),
-    op.origin && webLink(op.origin.url)
-      ? h(
-          'a',
-          { href: webLink(op.origin.url), target: '_blank', rel: 'noopener noreferrer', class: 'origin-link' },
-          `from issue #${op.origin.number}: ${op.origin.title}`,
-        )
-      : null,
+    originOf(op),
     h('span', { title: new Date(op.createdAt).toLocaleString() }, `${age(op.createdAt)} ago`),
     op.pullRequest
       ? h(

@@ -9,11 +9,45 @@ import { renderVerification } from './card-verification.js';
 import { card, h, withCode } from './dom.js';
 import { renderFailureReport } from './run-record.js';
 
-/** @import { Operation } from '@pullwright/core' */
+/** @import { Operation, OutcomeCode } from '@pullwright/core' */
 /** @import { Plan } from './card-plan.js' */
 /** @import { VerificationResult } from './card-verification.js' */
 
+/** Records written before outcomes were stored: the title by status. */
 const ERROR_TITLES = { failed: 'Why it failed', rejected: 'Rejected', cancelled: 'Cancelled' };
+
+/**
+ * The title of the "why it ended" card, per outcome code (a code without one fails
+ * `npm run typecheck`); `null` for outcomes that need no card.
+ * @type {Record<OutcomeCode, string | null>}
+ */
+const OUTCOME_TITLES = {
+  merged: null,
+  evaluated: null,
+  rejected: 'Rejected',
+  requested: 'Cancelled',
+  timeout: 'Cancelled: timed out',
+  checks_failed: 'Failed: checks',
+  no_change: 'Failed: no changes',
+  budget: 'Failed: budget exhausted',
+  stuck: 'Failed: stuck',
+  review_rejected: 'Failed: the review rejected it',
+  invalid_plan: 'Failed: invalid plan',
+  invalid_review: 'Failed: invalid review',
+  model: 'Failed: the model',
+  secret_found: 'Blocked: a secret',
+  path_refused: 'Refused: a path',
+  forbidden: 'Forbidden',
+  conflict: 'Failed: conflict',
+  not_found: 'Failed: not found',
+  misconfigured: 'Could not start',
+  install_failed: 'Failed: dependency install',
+  sandbox: 'Failed: sandbox',
+  forge_unavailable: 'Failed: forge unavailable',
+  git_failed: 'Failed: git',
+  stalled: 'Failed: workers died',
+  internal: 'Failed: internal error',
+};
 
 /** @param {Operation} op */
 function summary(op) {
@@ -42,6 +76,7 @@ export function overviewKey(op, verification) {
     op.review,
     op.evidence,
     op.error,
+    op.outcome,
     op.failureReport,
     op.checks,
     op.findings,
@@ -58,7 +93,7 @@ export function overviewKey(op, verification) {
  * @param {VerificationResult | null | undefined} verification  undefined while it loads, null when it failed.
  */
 export function renderOverview(op, verification) {
-  const errorTitle = ERROR_TITLES[op.status];
+  const errorTitle = op.outcome ? OUTCOME_TITLES[op.outcome.code] : ERROR_TITLES[op.status];
   return [
     op.error && errorTitle ? card(errorTitle, 'op-error', h('pre', { class: 'pre bad' }, op.error)) : null,
     op.failureReport ? card('Failure report', 'op-failure-report', renderFailureReport(op.failureReport)) : null,

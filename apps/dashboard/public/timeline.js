@@ -124,7 +124,7 @@ const DESCRIBE = {
     const checks = (d.checks ?? []).join(', ');
     const head = String(d.headSha ?? '').slice(0, 7);
     const text = {
-      revision_queued: `CI red on ${head} (${checks}): revision ${d.attempt} of ${d.of}`,
+      revision_queued: `CI red on ${head} (${checks}): revision ${d.attempt} of ${d.of}${d.missingPermissions ? ` (job logs not read: the installation lacks ${d.missingPermissions.join(', ')})` : ''}`,
       needs_human: `CI red on ${head} (${checks}) after ${d.attempts} automatic revisions: needs a person`,
       pre_existing: `CI red on ${head} only where the base is red too (${(d.preExisting ?? []).join(', ')}): no revision`,
       unreadable: `CI red on ${head}, but its checks could not be read: ${firstLine(d.reason)}`,
@@ -183,7 +183,7 @@ const DESCRIBE = {
   phase: (d) => {
     if (d.phase === 'plan' && d.plan)
       return {
-        text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}`,
+        text: `Plan ${d.plan.plan_id ?? ''} ready: ${(d.plan.steps ?? []).map((st) => st.id).join(', ') || 'no steps'}${d.note ? ` (${d.note})` : ''}`,
         tone: 'status',
       };
     if (d.phase === 'repair')
@@ -288,6 +288,10 @@ const DESCRIBE = {
   slack_thread: line('Slack thread started'),
   stuck: (d) => ({ text: `No progress in ${d.step} for ${Math.round((d.idleMs ?? 0) / 60_000)} min`, tone: 'bad' }),
   unstuck: line('Moving again', 'info'),
+  egress_refused: (d) => ({
+    text: `${d.step} step: connection to ${d.host}:${d.port} refused (${String(d.reason).replaceAll('_', ' ')})`,
+    tone: 'bad',
+  }),
 };
 
 /**
@@ -334,6 +338,7 @@ export const CHANGES_RECORD = {
   slack_session: false,
   instructions: false,
   mcp: false,
+  egress_refused: false,
 };
 
 /** `{ text, tone, link? }` for one event; a type newer than this page is shown by name. */

@@ -4,11 +4,13 @@ import type {
   ContentBlock,
   ModelMessage,
   ModelProvider,
+  ModelResponse,
   ModelUsage,
   ToolResultBlock,
   ToolUseBlock,
 } from './model-provider.ts';
 import { zeroUsage } from './model-provider.ts';
+import { ModelProviderError } from './providers/model-provider-error.ts';
 import type { AgentTool, ToolContext } from './tools/define-tool.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 
@@ -139,10 +141,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       await options.transcript?.append('inbox', { role, turn, messages: notes });
     }
 
-    const response = await inSpan(
-      'model.complete',
-      { 'pullwright.role': role, 'pullwright.turn': turn },
-      async (span) => {
+    let response: ModelResponse;
+    try {
+      response = await inSpan('model.complete', { 'pullwright.role': role, 'pullwright.turn': turn }, async (span) => {
         const answer = await provider.complete({
           system: options.system,
           messages,
@@ -156,8 +157,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
           'gen_ai.usage.output_tokens': answer.usage.outputTokens,
         });
         return answer;
-      },
-    );
+      });
+    } catch (err) {
+      // The model gateway holds the operation's budget too: its refusal ends the loop like ours.
+      if (err instanceof ModelProviderError && err.reason === 'budget') return result('budget', turn - 1, err.message);
+      throw err;
+    }
     usage = addUsage(usage, response.usage);
     const cost = budget.record(response.model, response.usage);
     await options.onUsage?.(response.usage, cost, response.model);

@@ -33,8 +33,56 @@ export const ReplayTranscript = z.object({
 });
 export type ReplayTranscript = z.infer<typeof ReplayTranscript>;
 
+/**
+ * The lines of an operation's transcript (`transcript.jsonl`, the dashboard's download and
+ * `GET /v1/operations/:id/transcript`) a replay reads: each model response, in the order the
+ * calls were made. Every other kind (task, tool, resume…) is what the run did with them.
+ */
+const TranscriptResponse = z.object({
+  kind: z.literal('response'),
+  model: z.string(),
+  content: z.array(z.looseObject({ type: z.string() })),
+  usage: RecordedUsage.optional(),
+});
+
+/** A transcript's responses as a replay: each becomes a turn; its text and tool calls are kept. */
+function fromOperationTranscript(text: string): ReplayTranscript {
+  const responses = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { kind?: unknown })
+    .filter((entry) => entry.kind === 'response')
+    .map((entry) => TranscriptResponse.parse(entry));
+  return ReplayTranscript.parse({
+    // Replayed, no model is called: it costs nothing, whatever the recorded model's price.
+    model: `replay:${responses[0]?.model ?? 'transcript'}`,
+    description: 'An operation transcript (transcript.jsonl), replayed',
+    turns: responses.map((r) => ({
+      content: r.content.filter((b) => b.type === 'text' || b.type === 'tool_use'),
+      ...(r.usage ? { usage: r.usage } : {}),
+    })),
+  });
+}
+
+/**
+ * The one parser of `REPLAY_FILE`: a replay recording (one JSON object, {@link ReplayTranscript})
+ * or an operation's transcript as the dashboard offers it (JSONL, its `response` lines in order).
+ * Throws a zod error naming the field, or a syntax error naming the line.
+ */
+export function parseReplayFile(text: string): ReplayTranscript {
+  let whole: unknown;
+  try {
+    whole = JSON.parse(text);
+  } catch (err) {
+    // More than one JSON value: JSON Lines. A single broken object keeps its own syntax error.
+    if (text.trim().split('\n').length > 1) return fromOperationTranscript(text);
+    throw err;
+  }
+  return ReplayTranscript.parse(whole);
+}
+
 export function loadReplayTranscript(file: string): ReplayTranscript {
-  return ReplayTranscript.parse(JSON.parse(readFileSync(file, 'utf8')));
+  return parseReplayFile(readFileSync(file, 'utf8'));
 }
 
 /**

@@ -35,29 +35,30 @@ export function numberPlan(plan: Plan): Plan {
 /** Seed 000's `MAX_CHANGES_PER_REQUEST`: a request is a small change; a longer plan is sent back. */
 export const MAX_PLAN_STEPS = 10;
 
+/** The planner's answer: at most MAX_PLAN_STEPS steps. (`Plan` itself stays open: a person may add a step at confirmation.) */
+export const PlannerAnswer = Plan.refine((plan) => plan.steps.length <= MAX_PLAN_STEPS, {
+  path: ['steps'],
+  message: `at most ${MAX_PLAN_STEPS} steps: split the request or make the steps larger`,
+});
+
 /**
- * The planner's answer for a repository: at most MAX_PLAN_STEPS steps, and every check a step
- * names must exist there. (`Plan` itself stays open: a person may add a step at confirmation.)
+ * A plan whose steps name only checks the repository has, and a note naming what was dropped.
+ * A step's `tests` only selects its per-step verification (every check still runs before the
+ * change is published), so a check the planner made up selects nothing: it is dropped and
+ * said, never a reason to fail the operation.
  */
-export function planSchemaFor(checkNames: readonly string[]) {
-  return Plan.superRefine((plan, ctx) => {
-    if (plan.steps.length > MAX_PLAN_STEPS)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['steps'],
-        message: `at most ${MAX_PLAN_STEPS} steps: split the request or make the steps larger`,
-      });
-    plan.steps.forEach((step, i) => {
-      for (const [j, name] of step.tests.entries()) {
-        if (!checkNames.includes(name))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['steps', i, 'tests', j],
-            message: `no check named "${name}"; the repository's checks are: ${checkNames.join(', ') || 'none'}`,
-          });
-      }
-    });
+export function withKnownChecks(plan: Plan, checkNames: readonly string[]): { plan: Plan; note?: string } {
+  const dropped: string[] = [];
+  const steps = plan.steps.map((step, i) => {
+    const unknown = step.tests.filter((name) => !checkNames.includes(name));
+    for (const name of unknown) dropped.push(`${step.id ?? `step ${i + 1}`} named "${name}"`);
+    return unknown.length === 0 ? step : { ...step, tests: step.tests.filter((name) => checkNames.includes(name)) };
   });
+  if (dropped.length === 0) return { plan };
+  return {
+    plan: { ...plan, steps },
+    note: `dropped checks the repository does not have (${dropped.join(', ')}); its checks are: ${checkNames.join(', ') || 'none'}`,
+  };
 }
 
 export const Review = z.object({

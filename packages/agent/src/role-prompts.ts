@@ -19,10 +19,13 @@ const GOALS: Record<AgentTaskType, string> = {
     'Goal: address the review comments on this branch. Fix what the reviewers asked for; where you disagree, explain why in your final answer instead of changing the code.',
 };
 
-export function plannerPrompt(checks: string[]): string {
+/** `canRead`: the model calls tools; without (text-edit mode) it plans from the repository map alone. */
+export function plannerPrompt(checks: string[], canRead = true): string {
   return [
     PREAMBLE,
-    'Role: planner. Look at the repository with the read-only tools (list_dir, read_file, search) only as much as you need, then answer with ONLY a JSON object, no prose and no code fences:',
+    canRead
+      ? 'Role: planner. Look at the repository with the read-only tools (list_dir, read_file, search) only as much as you need, then answer with ONLY a JSON object, no prose and no code fences:'
+      : 'Role: planner. You cannot call tools: plan from the request and the repository map below, then answer with ONLY a JSON object, no prose and no code fences:',
     '{"summary": "<one paragraph: what you will change and why>", "steps": [{"title": "<short action>", "files": ["<relative path>"], "acceptance": "<how we know the step is done>", "tests": ["<check name>"]}], "risks": ["<what could go wrong>"]}',
     `Steps run in the order you list them (they are numbered T1, T2, … for you). "tests" names the repository checks that show the step is done, from: ${checks.join(', ') || 'none'}; leave it empty when no check can tell yet.`,
     'Keep the plan minimal: few steps (at most 10), each small and verifiable by the repository checks.',
@@ -55,10 +58,10 @@ export function fixerPrompt(checks: string[], round: number): string {
   ].join('\n\n');
 }
 
-export function reviewerPrompt(): string {
+export function reviewerPrompt(canRead = true): string {
   return [
     PREAMBLE,
-    'Role: reviewer. Judge the final diff against the request and the plan. You may read files and search (read-only). Check: does it solve the request at its root, is it covered by tests, does it change anything it should not, is there any secret or debug leftover.',
+    `Role: reviewer. Judge the final diff against the request and the plan. ${canRead ? 'You may read files and search (read-only).' : 'You cannot call tools: the diff below is what you judge.'} Check: does it solve the request at its root, is it covered by tests, does it change anything it should not, is there any secret or debug leftover.`,
     'Answer with ONLY a JSON object, no prose and no code fences: {"decision": "accept" | "request_changes", "reasons": ["<why>"], "must_fix": ["<concrete change required>"]}.',
     'You cannot accept when a check fails. Ask only for changes that matter; leave style nits out.',
   ].join('\n\n');

@@ -207,14 +207,34 @@ describe('solveRequest: fixer reports, per-step verification, prompt files', () 
     expect(await readFile(path.join(root, 'src/b.js'), 'utf8').catch(() => 'absent')).toBe('absent');
   });
 
-  it('a plan naming a check the repository does not have is sent back to the planner', async () => {
+  it('a check a plan step names that the repository does not have is dropped with a note, not a failure', async () => {
+    const phases: { phase: string; data: Record<string, unknown> }[] = [];
+    const log: string[] = [];
     const model = new ScriptedModel([
-      json({ summary: 's', steps: [{ title: 'x', files: [], acceptance: 'y', tests: ['e2e'] }] }),
-      json({ summary: 's', steps: [{ title: 'x', files: [], acceptance: 'y', tests: ['e2e'] }] }),
+      json({
+        summary: 's',
+        steps: [
+          { title: 'Edit a', files: ['src/a.js'], acceptance: 'y', tests: ['e2e', 'test'] },
+          { title: 'Document a', files: [], acceptance: 'y', tests: ['docs'] },
+        ],
+      }),
+      tool('edit_file', { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' }),
+      text('T1 done.'),
+      text('T2 done.'),
+      ACCEPT,
     ]);
-    const r = await solve(model, scriptedChecks([true], [])).result;
-    expect(r.outcome).toBe('invalid_plan');
-    expect(r.reason).toContain('steps.0.tests.0: no check named "e2e"; the repository\'s checks are: test');
+    const r = await solve(model, scriptedChecks([true], log), {
+      perStepVerification: true,
+      onPhase: async (phase, data) => void phases.push({ phase, data }),
+    }).result;
+    expect(r.outcome).toBe('ready');
+    expect(model.calls.filter((c) => c.role === 'planner')).toHaveLength(1);
+    expect(r.plan?.steps.map((st) => st.tests)).toEqual([['test'], []]);
+    expect(phases.find((p) => p.phase === 'plan' && p.data.plan)?.data.note).toBe(
+      'dropped checks the repository does not have (T1 named "e2e", T2 named "docs"); its checks are: test',
+    );
+    // T1's known check still verified it; T2 had none left to run.
+    expect(log).toEqual(['check test green', 'check test green']);
   });
 
   it('a plan of more than ten steps is sent back (seed 000: at most 10 changes per request)', async () => {

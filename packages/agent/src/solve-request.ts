@@ -8,7 +8,15 @@ import { extractModelJson, type Parsed } from './extract-model-json.ts';
 import { instructionsSection, type RepositoryInstructions } from './instructions/repository-instructions.ts';
 import type { ModelMessage, ModelProvider } from './model-provider.ts';
 import { currentFiles, repairFiles } from './prompt-files.ts';
-import { FixReport, numberPlan, type Plan, type PlanStep, planSchemaFor, Review } from './role-outputs.ts';
+import {
+  FixReport,
+  numberPlan,
+  type Plan,
+  PlannerAnswer,
+  type PlanStep,
+  Review,
+  withKnownChecks,
+} from './role-outputs.ts';
 import {
   type AgentTaskType,
   coderPrompt,
@@ -187,6 +195,9 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     if (!journal.replaying) await input.onPlanStep?.(e);
   };
   const checkNames = input.context.checks.names();
+  const textMode = input.editMode === 'text';
+  /** Planner and reviewer only look; a model without tool calling gets no tool definitions in any role. */
+  const lookTools = textMode ? [] : READ_ONLY_TOOLS;
   let plan: Plan | undefined;
   let summary = '';
   let repairs = 0;
@@ -238,17 +249,18 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     await onPhase('plan', {});
     const planned = await askForJson(
       'planner',
-      planSchemaFor(checkNames),
-      plannerPrompt(checkNames),
+      PlannerAnswer,
+      plannerPrompt(checkNames, !textMode),
       `${input.task}${instructionsSection(input.instructions, input.targetFiles ?? [])}\n\nRepository map:\n${input.repoMap}`,
-      READ_ONLY_TOOLS,
+      lookTools,
       loop,
     );
     if ('stop' in planned) return interrupted(planned.stop) ?? partial('stopped');
     if (!planned.parsed.ok)
       return partial('invalid_plan', `the planner's plan was invalid twice: ${planned.parsed.problem}`);
-    plan = numberPlan(planned.parsed.value);
-    await onPhase('plan', { plan });
+    const known = withKnownChecks(numberPlan(planned.parsed.value), checkNames);
+    plan = known.plan;
+    await onPhase('plan', { plan, ...(known.note ? { note: known.note } : {}) });
     if (journal.plan) {
       plan = journal.plan;
       await input.onPlan?.(plan, { resumed: true });
@@ -262,7 +274,6 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
   // Code
   await onPhase('code', {});
   const planText = plan ? `\n\nPlan:\n${JSON.stringify(plan, null, 2)}` : '';
-  const textMode = input.editMode === 'text';
   /** Text mode: files the model saw only in part; a whole-file block for one is refused. */
   const shownInPart = new Set<string>();
   /** Text mode: why the file blocks of the last answer were not applied (nothing was written). */
@@ -457,9 +468,9 @@ export async function solveRequest(input: SolveInput): Promise<SolveResult> {
     const reviewed = await askForJson(
       'reviewer',
       Review,
-      reviewerPrompt(),
+      reviewerPrompt(!textMode),
       `${input.task}${planText}${instructionsSection(input.instructions, changed)}\n\nCheck results:\n${checkSummary}\n\nDiff:\n${diff.slice(0, 60_000)}`,
-      READ_ONLY_TOOLS,
+      lookTools,
       loop,
     );
     if ('stop' in reviewed) return interrupted(reviewed.stop) ?? partial('stopped');

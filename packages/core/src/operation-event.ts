@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OperationStatus } from './operation.ts';
+import { Outcome } from './outcome.ts';
 
 /**
  * Everything an operation records in its stream, by type: what each event must carry (more
@@ -11,8 +12,8 @@ import { OperationStatus } from './operation.ts';
 export const OperationEventData = {
   /** The request was accepted (written with the operation, by `OperationStore.create`). */
   created: z.looseObject({ status: z.literal('queued'), type: z.string(), repo: z.string() }),
-  /** A status transition: the state machine's `to`, with the reason for a failure. */
-  status: z.looseObject({ to: OperationStatus, reason: z.string().optional() }),
+  /** A status transition: the state machine's `to`; an end carries its outcome, and its sentence for a failure. */
+  status: z.looseObject({ to: OperationStatus, outcome: Outcome.optional(), reason: z.string().optional() }),
   /** A pipeline step started or finished (prepare, install, baseline, agent, verify, push…). */
   step: z.looseObject({ step: z.string(), state: z.string().optional() }),
   /** The agent moved to a phase: plan, code, verify, repair, review. */
@@ -66,6 +67,12 @@ export const OperationEventData = {
   retried: z.looseObject({ retryId: z.string(), by: z.string() }),
   slack_session: z.looseObject({}),
   slack_thread: z.looseObject({ channel: z.string(), ts: z.string() }),
+  /**
+   * The install step's egress proxy refused a connection: the host and port asked for, why
+   * (`not_allowed`, `service_port`, `loopback`, `link_local`, `private`, …), the address it
+   * resolved to, and the step (install, baseline, base_merge).
+   */
+  egress_refused: z.looseObject({ host: z.string(), port: z.number(), reason: z.string(), step: z.string() }),
   /** The stuck watchdog's report of a silent step, and its all-clear. */
   stuck: z.looseObject({ step: z.string(), idleMs: z.number() }),
   unstuck: z.looseObject({}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
+import { Outcome } from './outcome.ts';
 import { LedgerRound } from './review-ledger.ts';
 
 export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
@@ -78,8 +79,13 @@ export type FeatureContext = z.infer<typeof FeatureContext>;
 
 export const RequesterSource = z.enum(['slack', 'api', 'dashboard', 'github']);
 
+/**
+ * Who asked: a person through one of the entry points, or `policy` when configuration itself
+ * started the work (a repository's schedule, an operator's event source) — no person to
+ * authorize, so the configuration that named the work is the authority.
+ */
 export const Requester = z.object({
-  source: RequesterSource,
+  source: z.enum([...RequesterSource.options, 'policy']),
   user: z.string().min(1).max(200),
   channel: z.string().max(200).optional(),
   thread: z.string().max(200).optional(),
@@ -88,18 +94,37 @@ export type Requester = z.infer<typeof Requester>;
 
 /**
  * Where the work started when it was not a person asking Pullwright directly: a GitHub issue
- * (labelled, assigned to the app, or a `/pullwright` comment). Shown by Slack, the dashboard
- * and the PR (`Fixes #N`); the issue's tracking comment follows the operation.
+ * (labelled, assigned to the app, or a `/pullwright` comment), a repository's schedule, or an
+ * event from a configured source (a Sentry alert). Shown by Slack, the dashboard and the PR
+ * (`Fixes #N` for an issue); the issue's tracking comment follows the operation.
  */
-export const Origin = z.object({
-  kind: z.literal('issue'),
-  repo: RepoSlug,
-  number: z.number().int().positive(),
-  url: z.string().max(2000),
-  title: z.string().max(500),
-  /** What started it: `label`, `assignment` or `comment`. */
-  trigger: z.enum(['label', 'assignment', 'comment']),
-});
+export const Origin = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('issue'),
+    repo: RepoSlug,
+    number: z.number().int().positive(),
+    url: z.string().max(2000),
+    title: z.string().max(500),
+    /** What started it: `label`, `assignment` or `comment`. */
+    trigger: z.enum(['label', 'assignment', 'comment']),
+  }),
+  z.object({
+    kind: z.literal('schedule'),
+    /** The `schedules:` entry of the repository's `.pullwright.yml`. */
+    name: z.string().max(40),
+    cron: z.string().max(100),
+    /** The tick this run belongs to (ISO time): one operation per tick. */
+    tick: z.string().max(40),
+  }),
+  z.object({
+    kind: z.literal('event'),
+    /** The configured source (EVENT_SOURCES) and the id the source gave the event. */
+    source: z.string().max(40),
+    eventId: z.string().max(200),
+    title: z.string().max(500),
+    url: z.string().max(2000).optional(),
+  }),
+]);
 export type Origin = z.infer<typeof Origin>;
 
 export const OperationContext = z.object({
@@ -342,7 +367,12 @@ export const Operation = z.object({
       z.object({ branch: z.string(), opId: z.string(), files: z.array(z.string()), prNumber: z.number().optional() }),
     )
     .optional(),
-  /** Why the operation ended where it did (failed, cancelled, rejected). */
+  /** How the operation ended, as data (see `Outcome`); set with every final status. */
+  outcome: Outcome.optional(),
+  /**
+   * Why the operation ended where it did (failed, cancelled, rejected): `describeOutcome` of
+   * `outcome`, written with it for the views and API clients that show a sentence.
+   */
   error: z.string().optional(),
   /**
    * A failed operation's closing report (seed 000's failure format, markdown): Summary,

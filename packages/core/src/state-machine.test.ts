@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyUsage, OPERATION_STATUSES, type Operation, type OperationStatus } from './operation.ts';
+import type { Outcome } from './outcome.ts';
 import { canTransition, InvalidTransitionError, TRANSITIONS, transition } from './state-machine.ts';
 
 function op(status: OperationStatus): Operation {
@@ -49,8 +50,19 @@ describe('operation state machine', () => {
     expect(table.sort()).toEqual([...ALLOWED].sort());
   });
 
+  /** An outcome that ends in `to` (a final status needs one). */
+  const ENDINGS: Partial<Record<OperationStatus, Outcome>> = {
+    merged: { code: 'merged' },
+    rejected: { code: 'rejected', by: 'alice' },
+    failed: { code: 'internal', detail: 'because' },
+    cancelled: { code: 'requested' },
+    evaluated: { code: 'evaluated' },
+  };
+  const outcomeFor = (to: OperationStatus) => ENDINGS[to];
+
   it.each(ALLOWED)('allows %s → %s', (from, to) => {
-    const next = transition(op(from), to, { error: 'because' }, new Date('2026-02-02T00:00:00Z'));
+    const outcome = outcomeFor(to);
+    const next = transition(op(from), to, outcome ? { outcome } : {}, new Date('2026-02-02T00:00:00Z'));
     expect(next.status).toBe(to);
     expect(next.updatedAt).toBe('2026-02-02T00:00:00.000Z');
     expect(next.version).toBe(3); // the store bumps versions, not the state machine
@@ -65,7 +77,8 @@ describe('operation state machine', () => {
   it('refuses every other pair with a typed error', () => {
     expect(forbidden.length).toBe(OPERATION_STATUSES.length ** 2 - ALLOWED.length);
     for (const [from, to] of forbidden) {
-      expect(() => transition(op(from), to, { error: 'x' })).toThrow(InvalidTransitionError);
+      const outcome = outcomeFor(to);
+      expect(() => transition(op(from), to, outcome ? { outcome } : {})).toThrow(InvalidTransitionError);
     }
   });
 
@@ -86,16 +99,25 @@ describe('operation state machine', () => {
     }
   });
 
-  it('requires a reason to end in failed, cancelled or rejected', () => {
-    expect(() => transition(op('running'), 'failed')).toThrow(/needs a reason/);
-    expect(() => transition(op('queued'), 'cancelled')).toThrow(/needs a reason/);
-    expect(() => transition(op('awaiting_approval'), 'rejected')).toThrow(/needs a reason/);
-    expect(transition(op('running'), 'failed', { error: 'tests failed' }).error).toBe('tests failed');
+  it('requires an outcome to end in any final status, and the outcome must lead there', () => {
+    expect(() => transition(op('running'), 'failed')).toThrow(/needs an outcome/);
+    expect(() => transition(op('queued'), 'cancelled')).toThrow(/needs an outcome/);
+    expect(() => transition(op('awaiting_approval'), 'rejected')).toThrow(/needs an outcome/);
+    expect(() => transition(op('merging'), 'merged')).toThrow(/needs an outcome/);
+    expect(() => transition(op('running'), 'cancelled', { outcome: { code: 'budget', detail: 'x' } })).toThrow(
+      /outcome budget ends in failed, not cancelled/,
+    );
   });
 
-  it('clears a stale reason when moving on to a non-final status', () => {
+  it('derives the sentence (`error`) from the outcome, and keeps the outcome', () => {
+    const failed = transition(op('running'), 'failed', { outcome: { code: 'checks_failed', detail: 'test exited 1' } });
+    expect(failed.error).toBe('checks failed: test exited 1');
+    expect(failed.outcome).toEqual({ code: 'checks_failed', detail: 'test exited 1' });
+  });
+
+  it('keeps an earlier sentence when moving on to a status that needs none', () => {
     const failedMerge = { ...op('merging'), error: 'old' };
     expect(transition(failedMerge, 'running').error).toBe('old');
-    expect(transition(failedMerge, 'merged').error).toBe('old');
+    expect(transition(failedMerge, 'merged', { outcome: { code: 'merged' } }).error).toBe('old');
   });
 });

@@ -1,5 +1,6 @@
 import { PullwrightError } from './errors.ts';
-import type { Operation, OperationStatus } from './operation.ts';
+import { FINAL_STATUSES, type Operation, type OperationStatus } from './operation.ts';
+import { describeOutcome, outcomeStatus } from './outcome.ts';
 
 /**
  * The only transitions an operation may take. Everything that changes a status goes
@@ -35,9 +36,13 @@ export function canTransition(from: OperationStatus, to: OperationStatus): boole
   return TRANSITIONS[from].includes(to);
 }
 
-export type TransitionPatch = Partial<Omit<Operation, 'id' | 'status' | 'version' | 'createdAt'>>;
+/** The sentence (`error`) is never written directly: it is derived from the outcome. */
+export type TransitionPatch = Partial<Omit<Operation, 'id' | 'status' | 'version' | 'createdAt' | 'error'>>;
 
-/** Returns the operation in its new status; throws `InvalidTransitionError` for anything else. */
+/**
+ * Returns the operation in its new status; throws `InvalidTransitionError` for anything else.
+ * A final status needs the `outcome` that leads to it; `error` becomes its sentence.
+ */
 export function transition(
   op: Operation,
   to: OperationStatus,
@@ -45,10 +50,21 @@ export function transition(
   now = new Date(),
 ): Operation {
   if (!canTransition(op.status, to)) throw new InvalidTransitionError(op.status, to);
-  const error = patch.error ?? (NEEDS_REASON.has(to) ? undefined : op.error);
-  if (NEEDS_REASON.has(to) && !error) {
-    throw new PullwrightError('validation_failed', `a transition to ${to} needs a reason`, { to });
+  const { outcome } = patch;
+  if (FINAL_STATUSES.has(to) && !outcome) {
+    throw new PullwrightError('validation_failed', `a transition to ${to} needs an outcome`, { to });
   }
+  if (outcome && outcomeStatus(outcome) !== to) {
+    throw new PullwrightError(
+      'validation_failed',
+      `outcome ${outcome.code} ends in ${outcomeStatus(outcome)}, not ${to}`,
+      {
+        to,
+        code: outcome.code,
+      },
+    );
+  }
+  const error = outcome && NEEDS_REASON.has(to) ? describeOutcome(outcome) : op.error;
   const next: Operation = { ...op, ...patch, status: to, updatedAt: now.toISOString() };
   if (error === undefined) delete next.error;
   else next.error = error;

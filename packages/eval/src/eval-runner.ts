@@ -3,7 +3,7 @@ import {
   FINAL_STATUSES,
   type Operation,
   type OperationEvent,
-  outcomeReason,
+  type OutcomeCode,
   PullwrightError,
   ValidationError,
 } from '@pullwright/core';
@@ -39,8 +39,8 @@ export interface EvalRunOptions {
 /** Who holds the git token the runner's own fetches use (GitHub: revoked at the end). */
 const TOKEN_HOLDER = 'eval-run';
 
-/** The reason words of the operation outcome vocabulary (core `outcomeReason`, as /metrics counts them) that an evaluation names. */
-const REASON_OF_OUTCOME: Readonly<Record<string, AttemptReason>> = {
+/** The outcome codes (core `Outcome`, as /metrics counts them) an evaluation names; any other is an `error`. */
+const REASON_OF_OUTCOME: Readonly<Partial<Record<OutcomeCode, AttemptReason>>> = {
   no_change: 'no_change',
   budget: 'budget',
   checks_failed: 'checks_red',
@@ -188,7 +188,7 @@ export class EvalRunner {
       wallMs: wallTime(op, events),
     };
     if (op.status !== 'evaluated') {
-      const reason = REASON_OF_OUTCOME[outcomeReason(op.status, op.error)] ?? 'error';
+      const reason = (op.outcome && REASON_OF_OUTCOME[op.outcome.code]) ?? 'error';
       const detail = firstLine(op.error ?? op.status);
       return { ...spend, solved: false, reason, ...(detail ? { detail } : {}) };
     }

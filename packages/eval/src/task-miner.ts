@@ -12,7 +12,7 @@ import { TreeTests } from './tree-tests.ts';
 
 export type TaskMinerDeps = Pick<
   Runtime,
-  'workspace' | 'forge' | 'runner' | 'redactor' | 'dependencies' | 'checkTimeoutMs' | 'logger'
+  'workspace' | 'forge' | 'runner' | 'redactor' | 'dependencies' | 'checkTimeoutMs' | 'logger' | 'egress'
 >;
 
 export interface MineOptions {

@@ -17,7 +17,10 @@ import { gitClient } from '@pullwright/workspace';
 import { firstLine } from './first-line.ts';
 import { type TestOutcomes, testOutcomes } from './test-outcomes.ts';
 
-export type TreeTestsDeps = Pick<Runtime, 'workspace' | 'runner' | 'redactor' | 'dependencies' | 'checkTimeoutMs'>;
+export type TreeTestsDeps = Pick<
+  Runtime,
+  'workspace' | 'runner' | 'redactor' | 'dependencies' | 'checkTimeoutMs' | 'egress' | 'logger'
+>;
 
 /** A diff applied on the base, in order. `reset`: its files go back to the base first (the hidden tests win over an attempt's edits of them). */
 interface TreePatch {
@@ -85,7 +88,12 @@ export class TreeTests {
           }
         }
         try {
-          await installDependencies(runner, commands.install, dir, redactor, cache);
+          // No operation to record on: the evaluation's log says what its install was refused.
+          const egress = {
+            ...this.deps.egress,
+            onRefused: async (refused: object) => this.deps.logger.warn({ repo, ...refused }, 'egress refused'),
+          };
+          await installDependencies(runner, commands.install, dir, redactor, egress, cache);
         } catch (err) {
           if (err instanceof StopOperation || isPullwrightError(err)) return { ok: false, problem: firstLine(err) };
           throw err;

@@ -57,8 +57,10 @@ export interface CheckRun {
 /** What a failing check run says beyond its summary: its annotations and the end of its log. */
 export interface CheckRunDetails {
   annotations: string[];
-  /** Empty when the run has no log the app may read (not a GitHub Actions job). */
+  /** Empty when the run has no log the app may read (not a GitHub Actions job, or no permission). */
   log: string;
+  /** Permissions the installation has not granted that left something out (`actions: read`: no log). */
+  missingPermissions?: string[];
 }
 
 /** An issue's own text: a merged PR's linked issue states the problem an evaluation task poses. */
@@ -118,4 +120,6 @@ export interface Forge {
   checkRunDetails(repo: string, checkRunId: number): Promise<CheckRunDetails>;
   /** Whether `user` may push to `repo` (admin, maintain or write): only they may steer an operation. */
   hasWriteAccess(repo: string, user: string): Promise<boolean>;
+  /** A file's text on a branch, or undefined when the branch or the file is not there (`.pullwright.yml`'s schedules). */
+  readFile(repo: string, branch: string, file: string): Promise<string | undefined>;
 }

@@ -15,7 +15,13 @@ import type {
   ReviewComment,
 } from './forge.ts';
 import { githubApiBaseUrl } from './github-api-base-url.ts';
-import { forgeError, GitHubInstallationTokens, splitRepo, statusOf } from './github-installation-tokens.ts';
+import {
+  forgeError,
+  GitHubInstallationTokens,
+  type InstallationTokenSource,
+  splitRepo,
+  statusOf,
+} from './github-installation-tokens.ts';
 
 /** Hidden in the tracking comment so we find our own comment again instead of posting another. */
 export const TRACKING_COMMENT_MARKER = '<!-- pullwright:tracking -->';
@@ -28,12 +34,17 @@ const MAX_ANNOTATIONS = 50;
 /** Roles that can push: GitHub reports maintain as `write` in `permission`, so read `role_name` too. */
 const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
 
-export interface GitHubForgeOptions {
+/**
+ * How the forge gets installation tokens: as the App (its id and PEM key, see
+ * `readGitHubPrivateKey` for env values that are paths), or from the API's credential broker
+ * (a worker that holds no key).
+ */
+export type GitHubForgeOptions = GitHubForgeSettings &
+  ({ appId: string; privateKey: string } | { tokens: InstallationTokenSource });
+
+interface GitHubForgeSettings {
   /** GITHUB_URL: https://github.com, or a GitHub Enterprise Server's web URL. */
   url: string;
-  appId: string;
-  /** PEM text (see `readGitHubPrivateKey` for env values that are paths). */
-  privateKey: string;
   /** Open pull requests as drafts (GITHUB_PR_DRAFT). Default false: ready for review. */
   draft?: boolean;
   logger?: Logger;
@@ -67,17 +78,23 @@ type PullData = {
 export class GitHubForge implements Forge {
   readonly name = 'github';
   readonly baseUrl: string;
-  readonly tokens: GitHubInstallationTokens;
+  readonly tokens: InstallationTokenSource;
   readonly #logger: Logger;
   readonly #webUrl: string;
   readonly #trackingComments = new Map<string, number>();
-  readonly #app: Octokit;
+  /** The App itself (JWT); none on a worker whose tokens come from the broker. */
+  readonly #app: Octokit | undefined;
+  readonly #minted: GitHubInstallationTokens | undefined;
   #botLogin: Promise<string> | undefined;
 
   constructor(private readonly options: GitHubForgeOptions) {
     this.#logger = options.logger ?? silentLogger();
     this.#webUrl = options.url.replace(/\/+$/, '');
     this.baseUrl = githubApiBaseUrl(this.#webUrl);
+    if ('tokens' in options) {
+      this.tokens = options.tokens;
+      return;
+    }
     options.onSecret?.(options.privateKey);
     const app = new Octokit({
       baseUrl: this.baseUrl,
@@ -86,7 +103,7 @@ export class GitHubForge implements Forge {
       log: this.#octokitLog(),
     });
     this.#app = app;
-    this.tokens = new GitHubInstallationTokens(app, {
+    this.#minted = new GitHubInstallationTokens(app, {
       ...(options.refreshMarginMs !== undefined ? { refreshMarginMs: options.refreshMarginMs } : {}),
       ...(options.onSecret ? { onToken: options.onSecret } : {}),
       logger: this.#logger,
@@ -94,6 +111,13 @@ export class GitHubForge implements Forge {
         await this.#client(token).rest.apps.revokeInstallationAccessToken();
       },
     });
+    this.tokens = this.#minted;
+  }
+
+  /** The tokens this process mints with the App key: what the credential broker hands out. */
+  get mintedTokens(): GitHubInstallationTokens {
+    if (!this.#minted) throw appOnly('minting installation tokens');
+    return this.#minted;
   }
 
   cloneUrl(repo: string): string {
@@ -102,7 +126,7 @@ export class GitHubForge implements Forge {
 
   /** True when the app is installed on the repository (what matters for running an operation there). */
   async repositoryExists(repo: string): Promise<boolean> {
-    return (await this.tokens.installationId(repo)) !== undefined;
+    return (await this.mintedTokens.installationId(repo)) !== undefined;
   }
 
   async gitAuth(repo: string, holder = ''): Promise<GitAuth> {
@@ -305,6 +329,7 @@ export class GitHubForge implements Forge {
 
   /** `GET /app` with the app's JWT, once per process: the bot user is `<slug>[bot]`. */
   botLogin(): Promise<string> {
+    if (!this.#app) return Promise.reject(appOnly('reading the app'));
     this.#botLogin ??= this.#app.rest.apps.getAuthenticated().then(
       ({ data }) => `${data?.slug ?? ''}[bot]`,
       (err: unknown) => {
@@ -359,6 +384,9 @@ export class GitHubForge implements Forge {
         (a) =>
           `${a.path}:${a.start_line}: ${a.annotation_level ?? 'failure'}: ${a.title ? `${a.title}: ` : ''}${a.message ?? ''}`,
       );
+      // Without Actions: read the log is not asked for (it would be a 403): the caller says what is missing.
+      const missing = (await this.tokens.missingPermissions(repo)).filter((p) => p.startsWith('actions:'));
+      if (missing.length > 0) return { annotations, log: '', missingPermissions: missing };
       const log = await api.rest.actions.downloadJobLogsForWorkflowRun({ ...at, job_id: checkRunId }).then(
         ({ data: text }) => String(text).slice(-LOG_TAIL_BYTES),
         (err: unknown) => {
@@ -380,6 +408,24 @@ export class GitHubForge implements Forge {
       },
       (err) => (statusOf(err) === 404 ? false : undefined),
     );
+  }
+
+  async readFile(repo: string, branch: string, file: string): Promise<string | undefined> {
+    const text = await this.#call(
+      repo,
+      `reading ${file} on ${repo}@${branch}`,
+      async (api, at) => {
+        const { data } = await api.rest.repos.getContent({
+          ...at,
+          path: file,
+          ref: `refs/heads/${branch}`,
+          mediaType: { format: 'raw' },
+        });
+        return String(data);
+      },
+      (err) => (statusOf(err) === 404 ? null : undefined),
+    );
+    return text ?? undefined;
   }
 
   /** Revokes every token this process still holds. */
@@ -432,6 +478,11 @@ export class GitHubForge implements Forge {
       error: (message: string) => log.error({ octokit: true }, message),
     };
   }
+}
+
+/** What only the process holding the App key can do (the API): a worker's forge has no App. */
+function appOnly(what: string): PullwrightError {
+  return new PullwrightError('forge_failed', `GitHub: ${what} needs the App key, which only the API holds`);
 }
 
 function toPullRequest(repo: string, data: PullData): PullRequest {

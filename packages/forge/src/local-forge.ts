@@ -100,6 +100,15 @@ export class LocalForge implements Forge {
     return out.trim() || undefined;
   }
 
+  async readFile(repo: string, branch: string, file: string): Promise<string | undefined> {
+    if (!(await this.branchSha(repo, branch))) return undefined;
+    // `--` is not accepted by cat-file; the object name is one argument, never an option.
+    return git(this.repoDir(repo), ['cat-file', 'blob', `refs/heads/${branch}:${file}`]).catch((err: unknown) => {
+      if (err instanceof GitCommandError) return undefined;
+      throw err;
+    });
+  }
+
   /** Branch name → head sha, for tests and the dashboard. */
   async listBranches(repo: string): Promise<Record<string, string>> {
     const out = await git(this.repoDir(repo), [

@@ -43,6 +43,7 @@ const OUTBOUND: OutboundOf = {
   listCheckRuns: null,
   checkRunDetails: null,
   hasWriteAccess: null,
+  readFile: null,
 };
 
 /**

@@ -45,7 +45,11 @@ function logTail(log: string): string {
   return tail.length > LOG_CHARS ? tail.slice(-LOG_CHARS) : tail;
 }
 
-async function feedbackFor(deps: PipelineDeps, repo: string, run: CheckRun): Promise<ReviewFeedback> {
+async function feedbackFor(
+  deps: PipelineDeps,
+  repo: string,
+  run: CheckRun,
+): Promise<{ feedback: ReviewFeedback; missingPermissions: string[] }> {
   const details = await deps.forge.checkRunDetails(repo, run.id);
   const parts = [`Check "${run.name}" concluded ${run.conclusion}.`];
   if (run.title) parts.push(`Title: ${run.title}`);
@@ -54,7 +58,30 @@ async function feedbackFor(deps: PipelineDeps, repo: string, run: CheckRun): Pro
     parts.push(`Annotations:\n${details.annotations.slice(0, ANNOTATION_LINES).join('\n')}`);
   if (details.log) parts.push(`End of the log:\n${logTail(details.log)}`);
   // The log is CI output: it may echo a secret the CI had; nothing unredacted reaches the model.
-  return { id: run.id, kind: 'check_run', user: 'ci', body: deps.redactor.redact(parts.join('\n\n')).slice(0, 20_000) };
+  const body = deps.redactor.redact(parts.join('\n\n')).slice(0, 20_000);
+  return {
+    feedback: { id: run.id, kind: 'check_run', user: 'ci', body },
+    missingPermissions: details.missingPermissions ?? [],
+  };
+}
+
+/**
+ * What the installation's missing permissions left out of this look, said once per operation:
+ * the first red CI that lacked something names it (on the event and the tracking comment), later ones do not.
+ */
+async function permissionNote(
+  deps: PipelineDeps,
+  opId: string,
+  missing: readonly string[],
+): Promise<{ missingPermissions?: string[]; sentence: string }> {
+  if (missing.length === 0) return { sentence: '' };
+  const said = (await allEvents(deps, opId)).some((e) => e.type === 'ci_failure' && e.data.missingPermissions);
+  if (said) return { sentence: '' };
+  const names = [...new Set(missing)].sort();
+  return {
+    missingPermissions: names,
+    sentence: ` The CI job logs were not read: the GitHub App's installation has not granted ${names.join(', ')} (its owner accepts the app's updated permissions in the installation settings); the revision works from the check summaries and annotations.`,
+  };
 }
 
 async function allEvents(deps: PipelineDeps, opId: string): Promise<OperationEvent[]> {
@@ -133,18 +160,27 @@ async function lookAtFailure(job: JobData<'ci_failure'>, deps: PipelineDeps & { 
     );
     return 'needs a human';
   }
-  const feedback = await Promise.all(fresh.map((r) => feedbackFor(deps, op.repo, r)));
-  await deps.actions.reviseForFailedChecks(op.id, { requestId: `ci-${job.headSha}`, feedback });
+  const looked = await Promise.all(fresh.map((r) => feedbackFor(deps, op.repo, r)));
+  const permissions = await permissionNote(
+    deps,
+    op.id,
+    looked.flatMap((l) => l.missingPermissions),
+  );
+  await deps.actions.reviseForFailedChecks(op.id, {
+    requestId: `ci-${job.headSha}`,
+    feedback: looked.map((l) => l.feedback),
+  });
   await deps.events.append(op.id, 'ci_failure', {
     ...common,
     state: 'revision_queued',
     attempt: attempts + 1,
     of: max,
+    ...(permissions.missingPermissions ? { missingPermissions: permissions.missingPermissions } : {}),
   });
   await tell(
     deps,
     op,
-    `CI is red on \`${short}\` (${checks.join(', ')}): revising, attempt ${attempts + 1} of ${max}.`,
+    `CI is red on \`${short}\` (${checks.join(', ')}): revising, attempt ${attempts + 1} of ${max}.${permissions.sentence}`,
   );
   return `revision queued (attempt ${attempts + 1} of ${max})`;
 }

@@ -1,3 +1,5 @@
+import { describeOutcome, type FailureCode, OUTCOME_KINDS, type Outcome } from '@pullwright/core';
+
 /** The kept diff shown in the report at most; the whole diff is the `kept.diff` artifact. */
 const DIFF_IN_REPORT = 6000;
 
@@ -9,10 +11,8 @@ export interface FailureReportInput {
   title: string;
   /** What was asked (the request's first line). */
   request: string;
-  /** Why it stopped, as the operation's `error` says it. */
-  reason: string;
-  /** The failure's kind (an agent outcome such as `checks_failed`), for the recommendation. */
-  kind: string | undefined;
+  /** Why it stopped: the recommendation is picked by its code, the summary is its sentence. */
+  outcome: Outcome;
   /** Everything else that went wrong: failing checks with their first trace, reviewer must-fix items, fixer leftovers. */
   issues: ReportIssue[];
   /** Files the change touched before it stopped. */
@@ -21,8 +21,8 @@ export interface FailureReportInput {
   keptDiff?: { diff: string; artifact: string } | undefined;
 }
 
-/** What a person should do next, per kind of failure. */
-const RECOMMENDATIONS: Record<string, string> = {
+/** What a person should do next, per failure code: a code without one does not typecheck. */
+const RECOMMENDATIONS = {
   budget:
     "Raise the operation's budget (turns, tokens, time or cost) and retry, or finish the change by hand from the kept diff.",
   stuck:
@@ -34,10 +34,43 @@ const RECOMMENDATIONS: Record<string, string> = {
   invalid_plan: 'The planner did not answer with a valid plan twice: retry, or configure a stronger model (LLM_MODEL).',
   invalid_review:
     'The reviewer did not answer with valid JSON twice: retry, or configure a stronger model (LLM_MODEL).',
-  no_changes: 'The model changed nothing: describe the change more concretely (which file, what behaviour).',
-};
+  no_change: 'The model changed nothing: describe the change more concretely (which file, what behaviour).',
+  model: 'The model provider failed: check its status and the API key, then retry.',
+  secret_found:
+    'Remove the secret from the change (or mark a false positive in the repository policy) and retry; the secret was never pushed.',
+  path_refused:
+    'The change needs a path no operation may touch (protected, a secret file, a nested repository): make that part by hand, or retry without it.',
+  forbidden: 'Ask someone with the needed role (IDENTITIES) to request or approve it.',
+  conflict: 'Someone else changed the branch: bring it up to date by hand, or retry from a fresh request.',
+  not_found:
+    'Something the operation needs is gone (its base branch, its branch or pull request): restore it or retry against another base.',
+  misconfigured:
+    "Fix the repository's configuration named above (.pullwright.yml, package.json) or the service setting, then retry.",
+  install_failed:
+    'Read the install output above: fix the lock file or the install command (.pullwright.yml `install`) and retry.',
+  sandbox: "Check the worker's sandbox (pullwright doctor), then retry.",
+  forge_unavailable: 'The forge did not answer in time: retry once it is back.',
+  git_failed: "A git command failed on the worker: read the worker's log, then retry.",
+  stalled: "Workers kept dying on this job (memory, a kill): check the worker's logs, then retry.",
+  internal: "A bug in Pullwright: report it with the operation's run record; a retry may get past it.",
+} as const satisfies Record<FailureCode, string>;
+
+/** For an outcome that is not a failure (a report is written for failures only). */
 const DEFAULT_RECOMMENDATION =
   "Read the reason above and the operation's run record (its artifacts); retry once the cause is fixed.";
+
+/** The code's recommendation; a retryable code says so (see core `OUTCOME_KINDS`). */
+function recommendation(outcome: Outcome): string {
+  if (!isFailure(outcome)) return DEFAULT_RECOMMENDATION;
+  const retry = OUTCOME_KINDS[outcome.code].retryable
+    ? ' Retrying it unchanged may succeed: the cause was not in the request or the repository.'
+    : '';
+  return `${RECOMMENDATIONS[outcome.code]}${retry}`;
+}
+
+function isFailure(outcome: Outcome): outcome is Extract<Outcome, { code: FailureCode }> {
+  return OUTCOME_KINDS[outcome.code].status === 'failed';
+}
 
 /**
  * A failed operation's closing report in seed 000's failure format: Summary, Issues,
@@ -47,7 +80,8 @@ const DEFAULT_RECOMMENDATION =
  */
 export function failureReport(input: FailureReportInput): string {
   // The reason is the summary; it is an issue of its own only when nothing more specific is known.
-  const listed = input.issues.length > 0 ? input.issues : [input.reason.split('\n')[0]!];
+  const reason = describeOutcome(input.outcome);
+  const listed = input.issues.length > 0 ? input.issues : [reason.split('\n')[0]!];
   const issues = listed.flatMap((i) =>
     typeof i === 'string'
       ? [`- ${oneLine(i)}`]
@@ -82,7 +116,7 @@ export function failureReport(input: FailureReportInput): string {
     `## ${input.title}`,
     '',
     '### Summary',
-    `Attempted: ${oneLine(input.request)}. It stopped: ${oneLine(input.reason.split('\n')[0]!)}.`,
+    `Attempted: ${oneLine(input.request)}. It stopped: ${oneLine(reason.split('\n')[0]!)}.`,
     '',
     '### Issues',
     ...issues,
@@ -91,7 +125,7 @@ export function failureReport(input: FailureReportInput): string {
     ...partial,
     '',
     '### Recommendation',
-    RECOMMENDATIONS[input.kind ?? ''] ?? DEFAULT_RECOMMENDATION,
+    recommendation(input.outcome),
     '',
   ].join('\n');
 }

@@ -1,5 +1,12 @@
+/** The gateway's protocol helpers, for the API's routes (which do not depend on the agent package). */
+export { type GatewayProtocol, type GatewaySink, gatewayErrorBody, upstreamAnswer } from '@pullwright/agent';
+/** A worker runs each job in its token holder's scope: a brokered forge's REST calls use the job's token. */
+export { inJobScope } from '@pullwright/forge';
 export * from './approval-policy.ts';
 export * from './baseline-checks.ts';
+export { CredentialBroker } from './broker/credential-broker.ts';
+export type { GatewayMeter } from './broker/gateway-meter.ts';
+export type { GatewayRefusal, ModelGateway } from './broker/model-gateway.ts';
 export * from './ci-revision.ts';
 export * from './demo-mode.ts';
 export * from './deploy-operation.ts';
@@ -11,6 +18,7 @@ export * from './frame/job-frame.ts';
 export * from './frame/stop-operation.ts';
 export * from './gates/publish-gate.ts';
 export * from './gates/workspace-gate.ts';
+export * from './inbound-events.ts';
 export * from './issue-tracking.ts';
 export * from './jobs/analyze-feature-job.ts';
 export * from './jobs/deploy-job.ts';
@@ -31,6 +39,7 @@ export * from './repo-checks.ts';
 export * from './revision-replies.ts';
 export * from './run-record.ts';
 export * from './runtime.ts';
+export * from './scheduled-work.ts';
 export * from './secret-gate.ts';
 export { dependencyCacheOf, installDependencies } from './steps/install-dependencies.ts';
 export * from './tracking-comment.ts';

@@ -7,11 +7,11 @@ import { tokenHolder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { detectRepoCommands, RepoChecks, type RepoCommands } from './repo-checks.ts';
 import { checkEvent } from './steps/check-events.ts';
-import { installDependencies } from './steps/install-dependencies.ts';
+import { installDependencies, operationEgress } from './steps/install-dependencies.ts';
 
 export type MergeTrainDeps = Pick<
   PipelineDeps,
-  'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events' | 'checkResults'
+  'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events' | 'checkResults' | 'egress'
 >;
 
 /** What bringing an approved branch up to date with its base came to. */
@@ -117,7 +117,13 @@ async function runChecks(
       read,
       deps.checkTimeoutMs,
     );
-    await installDependencies(deps.runner, commands.install, dir, deps.redactor);
+    await installDependencies(
+      deps.runner,
+      commands.install,
+      dir,
+      deps.redactor,
+      operationEgress(deps, op.id, 'base_merge'),
+    );
   } catch (err) {
     return { reason: (err as Error).message };
   }

@@ -1,6 +1,6 @@
 import { type BudgetLimits, BudgetTracker, type CheckRun, type ModelUsage, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, Operation } from '@pullwright/core';
-import type { OperationStore } from '@pullwright/queue';
+import type { JobName, OperationStore } from '@pullwright/queue';
 import type { Redactor } from '@pullwright/security';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -19,7 +19,7 @@ export function budgetLimits(defaults: BudgetLimits, overrides: Operation['budge
  * which may be after the operation moved on (a revision's cleanup runs after its
  * awaiting_approval) — a shared token would be revoked under the next job's feet.
  */
-export function tokenHolder(opId: string, job: 'run' | 'revise' | 'merge' | 'deploy'): string {
+export function tokenHolder(opId: string, job: JobName): string {
   return `${opId}/${job}`;
 }
 

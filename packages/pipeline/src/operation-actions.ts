@@ -1,4 +1,4 @@
-import { type Operation, PullwrightError } from '@pullwright/core';
+import { type Budget, type Operation, PullwrightError } from '@pullwright/core';
 import type { Action } from '@pullwright/policy';
 import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
@@ -26,6 +26,11 @@ export class OperationActions {
     this.policy.authorize(by, action, id ? await this.store.get(id) : undefined);
   }
 
+  /** A request's own budget: within the caps, or set by an admin (`BudgetCapError` otherwise). */
+  authorizeBudget(by: Caller, budget: Budget): void {
+    this.policy.authorizeBudget(by, budget);
+  }
+
   /**
    * Demo mode refuses new requests (every surface asks `request` first) and revisions and
    * messages (`revise`: no model could read them), naming how to add a model.
@@ -37,14 +42,35 @@ export class OperationActions {
   }
 
   /** A new request: the caller needs the role to request; enqueued once per idempotency key. */
-  async create(input: NewOperation, idempotencyKey?: string): Promise<{ op: Operation; created: boolean }> {
+  async create(
+    input: NewOperation & { requester: Caller },
+    idempotencyKey?: string,
+  ): Promise<{ op: Operation; created: boolean }> {
     this.#refuseInDemo('request');
     this.policy.authorize(input.requester, 'request');
-    if (input.budget) this.policy.authorizeBudget(input.requester, input.budget);
+    if (input.budget) this.authorizeBudget(input.requester, input.budget);
     this.policy.assertApprovalChoice(input.approvalRequired);
     const result = idempotencyKey
       ? await this.store.createOnce(idempotencyKey, input)
       : { op: await this.store.create(input), created: true };
+    return this.#enqueued(result);
+  }
+
+  /**
+   * Work the configuration started (a repository's schedule, an operator's event source):
+   * no person asked, so the configuration is the authority (requester source `policy`). No
+   * budget or approval choice of its own: the policy's budgets and approval rules apply. Once
+   * per key.
+   */
+  async createFromPolicy(
+    input: Omit<NewOperation, 'budget' | 'approvalRequired'> & { requester: { source: 'policy'; user: string } },
+    idempotencyKey: string,
+  ): Promise<{ op: Operation; created: boolean }> {
+    this.#refuseInDemo('request');
+    return this.#enqueued(await this.store.createOnce(idempotencyKey, input));
+  }
+
+  async #enqueued(result: { op: Operation; created: boolean }): Promise<{ op: Operation; created: boolean }> {
     // Enqueue even for a replayed request: the job id is the operation id, so this is a no-op
     // when the first request got as far as enqueueing, and a repair when it did not.
     await this.queue.add('run', { opId: result.op.id, priority: result.op.priority });
@@ -62,10 +88,10 @@ export class OperationActions {
 
   async reject(id: string, by: Caller, reason?: string): Promise<Operation> {
     this.policy.authorize(by, 'reject', await this.store.get(id));
-    return this.store.transition(
+    return this.store.end(
       id,
-      'rejected',
-      { error: `rejected by ${by.user}${reason ? `: ${reason}` : ''}` },
+      { code: 'rejected', by: by.user, ...(reason ? { note: reason } : {}) },
+      {},
       { by: by.user },
     );
   }
@@ -79,7 +105,7 @@ export class OperationActions {
     this.policy.authorize(by, 'cancel', op);
     if (op.status === 'queued') {
       await this.queue.removeWaiting(id);
-      return this.store.transition(id, 'cancelled', { error: `cancelled by ${by.user}` }, { by: by.user });
+      return this.store.end(id, { code: 'requested', by: by.user }, {}, { by: by.user });
     }
     if (op.status === 'running') {
       return this.store.patch(id, { cancelRequested: true }, { type: 'cancel_requested', data: { by: by.user } });

@@ -11,7 +11,7 @@ import type {
   OperationInbox,
   OperationStore,
 } from '@pullwright/queue';
-import type { CommandRunner } from '@pullwright/sandbox';
+import type { CommandRunner, DeploymentEgress } from '@pullwright/sandbox';
 import type { Redactor, SecretScanner } from '@pullwright/security';
 import type { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import type { ApprovalPolicy } from './approval-policy.ts';
@@ -35,6 +35,8 @@ export interface PipelineDeps {
   dependencies: DependencyCache;
   forge: Forge;
   runner: CommandRunner;
+  /** What every install's egress proxy adds to a repository's hosts: NETWORK_ALLOW, and the service's ports it refuses. */
+  egress: DeploymentEgress;
   redactor: Redactor;
   scanner: SecretScanner;
   logger: Logger;

@@ -1,5 +1,5 @@
 import type { Plan } from '@pullwright/agent';
-import type { Operation, PlanConfirmation } from '@pullwright/core';
+import type { Operation, Outcome, PlanConfirmation } from '@pullwright/core';
 import type { OperationStore } from '@pullwright/queue';
 
 export const DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS = 3_600_000;
@@ -32,7 +32,7 @@ export function planWithNote(plan: Plan, confirmation: Pick<PlanConfirmation, 'n
   };
 }
 
-export type PlanConfirmationOutcome = { go: true; confirmation: PlanConfirmation } | { go: false; reason: string };
+export type PlanConfirmationOutcome = { go: true; confirmation: PlanConfirmation } | { go: false; stop: Outcome };
 
 export interface AwaitPlanConfirmationInput {
   store: OperationStore;
@@ -61,12 +61,12 @@ export async function awaitPlanConfirmation(input: AwaitPlanConfirmationInput): 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const op = await store.get(opId);
-    if (op.status !== 'running') return { go: false, reason: `operation is ${op.status}` };
-    if (op.cancelRequested) return { go: false, reason: 'cancelled on request' };
+    if (op.status !== 'running') return { go: false, stop: { code: 'requested', detail: `operation is ${op.status}` } };
+    if (op.cancelRequested) return { go: false, stop: { code: 'requested' } };
     const c = op.planConfirmation;
     if (c && c.state !== 'pending') return { go: true, confirmation: c };
     const left = deadline - Date.now();
-    if (left <= 0) return { go: false, reason: `the plan was not confirmed within ${describeWait(timeoutMs)}` };
+    if (left <= 0) return { go: false, stop: { code: 'timeout', within: describeWait(timeoutMs) } };
     await new Promise((r) => setTimeout(r, Math.min(input.pollMs ?? POLL_MS, left)));
   }
 }

@@ -1,5 +1,6 @@
 import type { Operation } from '@pullwright/core';
 import type { Redactor } from '@pullwright/security';
+import { evidenceMarkdown } from './red-green.ts';
 import { signVerification, verificationBlockOf } from './verification-block.ts';
 
 /** The PR description: what was asked, what changed, what was checked. Redacted by the caller. */
@@ -14,6 +15,7 @@ export function pullRequestBody(op: Operation, summary: string): string {
     `## Request\n${op.description}`,
     `## Summary\n${summary || '(no summary)'}`,
     `## Files changed\n${files}`,
+    ...(op.evidence ? [`## Evidence\n${evidenceMarkdown(op.evidence)}`] : []),
     `## Checks\n| check | command | result | time |\n|---|---|---|---|\n${checks}`,
     `Requested by ${op.requester.user} via ${op.requester.source}. Operation \`${op.id}\`.`,
     // GitHub closes the issue the work came from when this merges.

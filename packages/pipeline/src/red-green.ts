@@ -47,3 +47,17 @@ export async function redGreenEvidence(input: RedGreenInput): Promise<Evidence> 
       : 'no test failed before the change and passed after it';
   return { reproduced, red: [...red].sort(), green, ...(note ? { note } : {}) };
 }
+
+/**
+ * The evidence as one Markdown paragraph, the same on the PR body and the tracking comment
+ * (README: "/debug records red → green evidence on the PR"). Not reproduced says so in those
+ * words, with the reason: the model's own (`COULD NOT REPRODUCE: …`) or what the tests showed.
+ */
+export function evidenceMarkdown(evidence: Evidence): string {
+  const names = (tests: string[]) => tests.map((t) => `\`${t.replace(/`/g, "'")}\``).join(', ');
+  if (evidence.reproduced)
+    return `**Reproduced, red → green:** ${evidence.green.length} test(s) failed before the change and pass with it: ${names(evidence.green)}.`;
+  const before = evidence.red.length > 0 ? ` Failing before the change: ${names(evidence.red)}.` : '';
+  const after = evidence.green.length > 0 ? ` Passing with it: ${names(evidence.green)}.` : '';
+  return `**Could not reproduce:** ${(evidence.note ?? 'no test failed before the change and passed after it').replace(/[.\s]+$/, '')}.${before}${after} Judge the change by its review and checks.`;
+}

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseRepoPolicy } from '@pullwright/policy';
 import type { CommandResult, CommandRunner, CommandSpec } from '@pullwright/sandbox';
 import { describe, expect, it } from 'vitest';
-import { CheckResultCache, detectRepoCommands, RepoChecks, type RepoCommand } from './repo-checks.ts';
+import { CheckResultCache, detectRepoCommands, type InstallCommand, RepoChecks } from './repo-checks.ts';
 
 const CEILING = 600_000;
 const repoOf = (files: Record<string, string>) => (file: string) => Promise.resolve(files[file]);
@@ -28,7 +28,11 @@ describe('detectRepoCommands', () => {
         lint: { command: 'npm run lint', timeoutMs: 60_000 },
         test: { command: 'npm test', timeoutMs: 180_000 },
       },
-      install: { command: 'npm ci --no-audit --no-fund', timeoutMs: 180_000 },
+      install: {
+        command: 'npm ci --no-audit --no-fund',
+        timeoutMs: 180_000,
+        allow: ['registry.npmjs.org', 'registry.yarnpkg.com'],
+      },
       lintFile: 'npx --no-install eslint --no-color {file}',
     });
   });
@@ -48,7 +52,21 @@ describe('detectRepoCommands', () => {
       lint: { command: 'make lint', timeoutMs: 5000 },
       build: { command: 'make build', timeoutMs: 60_000 },
     });
-    expect(commands.install).toEqual({ command: 'make deps', timeoutMs: 240_000 });
+    expect(commands.install).toEqual({ command: 'make deps', timeoutMs: 240_000, allow: [] });
+  });
+
+  it("lets the install reach its ecosystems' registries, or exactly what network.allow says", async () => {
+    const python = await detect({
+      '.pullwright.yml': 'install: pip install -r requirements.txt',
+      'requirements.txt': '',
+    });
+    expect(python.install?.allow).toEqual(['pypi.org', 'files.pythonhosted.org']);
+    const own = await detect({
+      '.pullwright.yml': 'install: npm ci\nnetwork: { allow: ["npm.acme.dev:8443", "*.pkg.github.com"] }',
+      'package.json': pkg({}),
+    });
+    expect(own.install?.allow).toEqual(['npm.acme.dev:8443', '*.pkg.github.com']);
+    expect(() => parseRepoPolicy('network: { allow: ["http://evil.test/"] }')).toThrow(/network\.allow/);
   });
 
   it.each([
@@ -143,8 +161,8 @@ describe('CheckResultCache', () => {
       const runner = new CountingRunner();
       const results = new CheckResultCache(2);
       const test = { test: { command: 'npm test', timeoutMs: 60_000 } };
-      const ci = { command: 'npm ci', timeoutMs: 180_000 };
-      const run = async (dir: string, install: RepoCommand, repo = 'acme/app') =>
+      const ci = { command: 'npm ci', timeoutMs: 180_000, allow: [] };
+      const run = async (dir: string, install: InstallCommand, repo = 'acme/app') =>
         (await new RepoChecks(dir, { checks: test, install }, runner, { cache: { results, repo } }).run('test')).reused;
 
       expect(await run(first, ci)).toBeUndefined();
@@ -152,7 +170,7 @@ describe('CheckResultCache', () => {
       expect(runner.runs).toHaveLength(1);
       // A fork with the same tree has results of its own; dependencies installed another way are another environment.
       expect(await run(second, ci, 'acme/fork')).toBeUndefined();
-      expect(await run(second, { command: 'npm install', timeoutMs: 180_000 })).toBeUndefined();
+      expect(await run(second, { command: 'npm install', timeoutMs: 180_000, allow: [] })).toBeUndefined();
       expect(runner.runs).toHaveLength(3);
       // Capacity 2: the fork's and npm install's results are the newest; acme/app's npm ci result is gone.
       expect(await run(first, ci)).toBeUndefined();

@@ -3,6 +3,7 @@ import { ValidationError } from '@pullwright/core';
 import type { CommandEntry, RepoPolicyFile } from '@pullwright/policy';
 import { type CommandKind, CommandPolicy, type CommandRunner } from '@pullwright/sandbox';
 import { NestedGitDataError, removeNestedGitData, worktreeTreeHash } from '@pullwright/workspace';
+import { defaultRegistries } from './default-registries.ts';
 
 /** Scripts from package.json we treat as checks, in the order they usually run. */
 const PACKAGE_SCRIPTS = ['typecheck', 'lint', 'test', 'build'] as const;
@@ -13,9 +14,15 @@ export interface RepoCommand {
   timeoutMs: number;
 }
 
+/** The install command, with the hosts it may reach through the egress proxy. */
+export interface InstallCommand extends RepoCommand {
+  /** `.pullwright.yml`'s `network.allow`, else the registries of the repository's ecosystems. */
+  allow: string[];
+}
+
 export interface RepoCommands {
   checks: Record<string, RepoCommand>;
-  install?: RepoCommand;
+  install?: InstallCommand;
   lintFile?: string;
 }
 
@@ -106,7 +113,9 @@ export async function detectRepoCommands(
   }
   return {
     checks,
-    ...(install ? { install: decide('install', install) } : {}),
+    ...(install
+      ? { install: { ...decide('install', install), allow: config?.network?.allow ?? (await defaultRegistries(read)) } }
+      : {}),
     ...(lintFile ? { lintFile } : {}),
   };
 }

@@ -11,7 +11,7 @@ describe('createModelProviderFactory', () => {
       LLM_MODEL: 'team-model',
     });
     const providerFor = createModelProviderFactory(config, silentLogger());
-    const op = { repo: 'acme/kit', description: 'fix it' };
+    const op = { id: 'op1', repo: 'acme/kit', description: 'fix it' };
     const pinned = providerFor({
       ...op,
       eval: { run: 'r1', instance: 'acme__kit-1', attempt: 1, model: 'gpt-6-luna' },

@@ -1,13 +1,31 @@
 import path from 'node:path';
 import {
   createModelProvider,
+  DEFAULT_RETRY_POLICY,
   loadReplayTranscript,
   type ModelProvider,
   priceTableWith,
   ReplayProvider,
 } from '@pullwright/agent';
-import { type Config, type Logger, type ProcessRole, PullwrightError, readGitHubPrivateKey } from '@pullwright/core';
-import { type Forge, GitHubForge, LocalForge, scannedForge, tracedForge } from '@pullwright/forge';
+import {
+  type Config,
+  internalApiUrl,
+  type Logger,
+  type Operation,
+  type ProcessRole,
+  PullwrightError,
+  readGitHubPrivateKey,
+} from '@pullwright/core';
+import {
+  BrokeredInstallationTokens,
+  type Forge,
+  GitHubForge,
+  GitHubInstallationTokens,
+  LocalForge,
+  type PermissionGap,
+  scannedForge,
+  tracedForge,
+} from '@pullwright/forge';
 import { BranchRegistry, FileLocks, LockWaiter, MergeLock } from '@pullwright/locks';
 import { IdentityDirectory, loadServicePolicy } from '@pullwright/policy';
 import {
@@ -15,6 +33,7 @@ import {
   ConversationCheckpoints,
   connectRedis,
   createRedisClient,
+  EventSourceLog,
   FeatureRequestStore,
   OperationEvents,
   OperationInbox,
@@ -22,18 +41,24 @@ import {
   RedisArtifactStore,
   type RedisClient,
   RedisKeys,
+  ScheduleRegistry,
 } from '@pullwright/queue';
 import { type CommandRunner, createCommandRunner, NoCommandRunner } from '@pullwright/sandbox';
-import { DEFAULT_RULES, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
+import { DEFAULT_RULES, jobCredential, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
 import { ApprovalPolicy } from './approval-policy.ts';
 import { BaselineChecks } from './baseline-checks.ts';
+import { CredentialBroker } from './broker/credential-broker.ts';
+import { GatewayMeter } from './broker/gateway-meter.ts';
+import { ModelGateway } from './broker/model-gateway.ts';
 import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL, isDemoRequest } from './demo-mode.ts';
 import { Deployer } from './deploy-operation.ts';
 import { FeatureRequests } from './feature-requests.ts';
+import { InboundEvents } from './inbound-events.ts';
 import { OperationActions } from './operation-actions.ts';
 import type { ModelSubject, PipelineDeps } from './pipeline-deps.ts';
 import { CheckResultCache } from './repo-checks.ts';
+import { ScheduledWork } from './scheduled-work.ts';
 
 /** The lock objects of one process; FileLocks and MergeLock share one subscriber connection. */
 export interface RuntimeLocks {
@@ -59,7 +84,36 @@ export interface Runtime extends PipelineDeps {
   locks: RuntimeLocks;
   /** Demo mode (no model configured): only the seeded demo operation runs; see DEMO_REFUSAL. */
   demo: boolean;
+  /** GitHub App installations that lack an optional permission, and what is off there (none on the local forge). */
+  permissionGaps(): Promise<PermissionGap[]>;
+  /** The repositories' `schedules:` (synced and ticked by the API processes). */
+  scheduledWork: ScheduledWork;
+  schedules: ScheduleRegistry;
+  /** `POST /v1/events/<source>` from the sources EVENT_SOURCES configures. */
+  inboundEvents: InboundEvents;
+  /**
+   * What the API serves workers at `/internal/v1/*` (WORKER_TOKEN set, not on a worker): the
+   * credential broker (with the GitHub App key) and the model gateway (with the model keys).
+   */
+  internal: InternalServices | undefined;
   close(): Promise<void>;
+}
+
+export interface InternalServices {
+  workerToken: string;
+  /** Undefined on the local forge: there is no token to mint. */
+  broker: CredentialBroker | undefined;
+  gateway: ModelGateway;
+  meter: GatewayMeter;
+}
+
+/**
+ * How a worker with WORKER_TOKEN reaches the API (INTERNAL_API_URL, default PUBLIC_URL);
+ * undefined for the API, the all-in-one, and a worker without it (which uses its own keys).
+ */
+function brokeredBy(config: Config, role: ProcessRole | undefined): { url: string; workerToken: string } | undefined {
+  const workerToken = config.internalApi.workerToken;
+  return role === 'worker' && workerToken ? { url: internalApiUrl(config), workerToken } : undefined;
 }
 
 /**
@@ -70,7 +124,8 @@ export function createModelProviderFactory(
   config: Config,
   logger: Logger,
   demo = false,
-): (op: Omit<ModelSubject, 'id'>) => ModelProvider {
+  gateway?: { url: string; workerToken: string; redactor: Redactor },
+): (op: ModelSubject) => ModelProvider {
   if (config.llm.provider === 'replay') {
     const file = config.llm.replayFile;
     if (!file) throw new PullwrightError('config_invalid', 'REPLAY_FILE is required when LLM_PROVIDER=replay');
@@ -87,12 +142,27 @@ export function createModelProviderFactory(
     throw new PullwrightError('config_invalid', 'replay is not configured');
   };
   // An evaluation attempt is answered by the model its run asked for, whichever worker takes it.
-  return (op) =>
-    createModelProvider(
-      op.eval?.model ? { ...config.llm, model: op.eval.model } : config.llm,
+  const llmFor = (op: Partial<Pick<Operation, 'eval'>>) =>
+    op.eval?.model ? { ...config.llm, model: op.eval.model } : config.llm;
+  if (!gateway) return (op) => createModelProvider(llmFor(op), replayUnavailable, logger);
+  // A worker that holds no model key: the same SDKs, pointed at the API's gateway, with a
+  // credential for this one subject as their key (the gateway holds the real one).
+  const base = `${gateway.url}/internal/v1/model`;
+  return (op) => {
+    const credential = jobCredential(gateway.workerToken, op.id);
+    gateway.redactor.addSecret(credential);
+    return createModelProvider(
+      {
+        ...llmFor(op),
+        anthropicApiKey: credential,
+        anthropicBaseUrl: `${base}/anthropic`,
+        openaiApiKey: credential,
+        openaiBaseUrl: `${base}/openai`,
+      },
       replayUnavailable,
       logger,
     );
+  };
 }
 
 /**
@@ -115,19 +185,45 @@ export function createSandbox(config: Config, logger: Logger): Promise<CommandRu
   });
 }
 
-/** The GitHub App forge; the key and every token it mints are fed to the Redactor first. */
-function createGitHubForge(config: Config, logger: Logger, redactor: Redactor): GitHubForge {
+/**
+ * The GitHub App forge; the key and every token it mints are fed to the Redactor first. A
+ * worker with WORKER_TOKEN holds no key: its tokens come from the API's credential broker.
+ */
+function createGitHubForge(
+  config: Config,
+  logger: Logger,
+  redactor: Redactor,
+  brokered: { url: string; workerToken: string } | undefined,
+): GitHubForge {
+  const settings = {
+    url: config.github.url,
+    draft: config.github.draftPullRequests,
+    logger: logger.child({ forge: 'github' }),
+    onSecret: (value: string) => redactor.addSecret(value),
+  };
+  if (brokered) {
+    const tokens = new BrokeredInstallationTokens({
+      internalApiUrl: brokered.url,
+      workerToken: brokered.workerToken,
+      onToken: settings.onSecret,
+      logger: settings.logger,
+    });
+    return new GitHubForge({ ...settings, tokens });
+  }
   const { appId, privateKey } = config.github;
   if (!appId || !privateKey)
     throw new PullwrightError('config_invalid', 'FORGE=github needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY');
-  return new GitHubForge({
-    url: config.github.url,
-    appId,
-    privateKey: readGitHubPrivateKey(privateKey),
-    draft: config.github.draftPullRequests,
-    logger: logger.child({ forge: 'github' }),
-    onSecret: (value) => redactor.addSecret(value),
-  });
+  return new GitHubForge({ ...settings, appId, privateKey: readGitHubPrivateKey(privateKey) });
+}
+
+/**
+ * The service's own ports, refused to every install whatever address its host resolves to:
+ * the API (PORT), the worker's health port and Redis. (A postinstall script once wrote into
+ * the worker's Redis, which has no password under `npm start`.)
+ */
+function servicePorts(config: Config): number[] {
+  const redis = config.redisUrl ? [Number(new URL(config.redisUrl).port || 6379)] : [];
+  return [config.port, config.workerPort, ...redis, ...config.redisClusterNodes.map((n) => n.port)];
 }
 
 /** What the API process gets instead of a model and a sandbox: it runs no operation. */
@@ -149,9 +245,10 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const runsOperations = options.role !== 'api';
   const demo = options.demo ?? false;
+  const brokered = brokeredBy(config, options.role);
   // Before any connection is opened, so a bad provider or sandbox setting leaks nothing.
   const createProvider = runsOperations
-    ? createModelProviderFactory(config, logger, demo)
+    ? createModelProviderFactory(config, logger, demo, brokered && { ...brokered, redactor })
     : () => notInThisProcess('model');
   // The API runs no repository code: it starts without a sandbox on hosts that have none.
   const runner = runsOperations ? await createSandbox(config, logger) : new NoCommandRunner();
@@ -162,7 +259,7 @@ export async function createRuntime(
       ? loadGitleaksConfigFile(config.secretRulesFile, { defaults: DEFAULT_RULES })
       : DEFAULT_RULES,
   });
-  const githubForge = config.forge === 'github' ? createGitHubForge(config, logger, redactor) : undefined;
+  const githubForge = config.forge === 'github' ? createGitHubForge(config, logger, redactor, brokered) : undefined;
   // Errors are logged only once connected: a failure at boot is reported once, by connectRedis.
   let connected = false;
   const redis = createRedisClient(config, {
@@ -209,6 +306,29 @@ export async function createRuntime(
   });
   const features = new FeatureRequestStore(redis, keys, scrub);
   const actions = new OperationActions(store, queue, approvalPolicy, deployer, demo);
+  const schedules = new ScheduleRegistry(redis, keys);
+  const prices = priceTableWith(config.llm.prices);
+  const workerToken = config.internalApi.workerToken;
+  let internal: InternalServices | undefined;
+  if (workerToken && options.role !== 'worker') {
+    const meter = new GatewayMeter(redis, keys, config.retentionS);
+    internal = {
+      workerToken,
+      broker: githubForge ? new CredentialBroker(store, githubForge.mintedTokens) : undefined,
+      meter,
+      gateway: new ModelGateway({
+        store,
+        features,
+        meter,
+        llm: config.llm,
+        prices,
+        budget: config.budget,
+        workerToken,
+        timeoutMs: DEFAULT_RETRY_POLICY.timeoutMs,
+        logger: logger.child({ component: 'model-gateway' }),
+      }),
+    };
+  }
   return {
     config,
     redis,
@@ -219,16 +339,20 @@ export async function createRuntime(
     queue,
     forge,
     localForge,
+    // A worker whose tokens come from the broker holds no App key: the API's readiness lists the gaps.
+    permissionGaps: async () =>
+      githubForge?.tokens instanceof GitHubInstallationTokens ? githubForge.tokens.permissionGaps() : [],
     workspace: new WorkspaceManager(config.workspaceDir, logger),
     dependencies: new DependencyCache(path.join(config.workspaceDir, 'deps')),
     runner,
+    egress: { trusted: config.networkAllow, servicePorts: servicePorts(config) },
     redactor,
     scanner,
     logger,
     createProvider,
     artifacts: new RedisArtifactStore(redis, keys),
     budget: config.budget,
-    prices: priceTableWith(config.llm.prices),
+    prices,
     maxRepairs: config.maxRepairs,
     editMode: config.llm.editMode,
     repoMapTokens: config.repoMapTokens,
@@ -244,6 +368,7 @@ export async function createRuntime(
     forgeRetryMs: config.forgeRetryMs,
     actions,
     demo,
+    internal,
     features,
     featureRequests: new FeatureRequests({ features, operations: store, queue, actions }),
     approvalPolicy,
@@ -251,9 +376,19 @@ export async function createRuntime(
     verificationKey: config.verificationKey,
     publicUrl: config.publicUrl,
     locks,
+    schedules,
+    scheduledWork: new ScheduledWork({
+      forge,
+      registry: schedules,
+      actions,
+      minIntervalMs: config.schedules.minIntervalMs,
+      logger,
+    }),
+    inboundEvents: new InboundEvents(config.events.sources, actions, new EventSourceLog(redis, keys)),
     async close() {
       await githubForge?.close();
       await queue.close();
+      await schedules.close();
       // Its subscriber connection exists once a lock was waited for, and would keep the process alive.
       await lockWaiter.close();
       redis.disconnect();

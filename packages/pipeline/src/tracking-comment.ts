@@ -1,4 +1,5 @@
 import { interdiffPath, type LedgerEntry, type LedgerRound, type Operation } from '@pullwright/core';
+import { evidenceMarkdown } from './red-green.ts';
 
 /** Where the dashboard shows an operation's changes since `fromSha` (the interdiff). */
 function interdiffLink(publicUrl: string, opId: string, fromSha: string): string {
@@ -14,7 +15,9 @@ export function trackingBody(op: Operation, note: string, publicUrl?: string): s
   const status = op.status.replace(/_/g, ' ');
   const head = op.pullRequest?.headSha ? ` · head \`${op.pullRequest.headSha.slice(0, 7)}\`` : '';
   const ledger = ledgerMarkdown(op, publicUrl);
-  return `**Pullwright** · operation \`${op.id}\` · ${status}${head}\n\n${note}${ledger ? `\n\n${ledger}` : ''}`;
+  // /debug: the red → green evidence stays on the comment whatever the latest note says.
+  const evidence = op.evidence ? `\n\n${evidenceMarkdown(op.evidence)}` : '';
+  return `**Pullwright** · operation \`${op.id}\` · ${status}${head}\n\n${note}${evidence}${ledger ? `\n\n${ledger}` : ''}`;
 }
 
 /** Quotes a reason in the comment (at most 20 lines). */

@@ -2,6 +2,7 @@ export * from './assess-risk.ts';
 export * from './authorize.ts';
 export * from './auto-approve.ts';
 export * from './budget-caps.ts';
+export * from './cron-schedule.ts';
 export * from './evaluate-approvals.ts';
 export * from './exported-symbols.ts';
 export * from './file-kinds.ts';

@@ -1,5 +1,7 @@
+import { BranchName, NetworkAllowText, OperationType } from '@pullwright/core';
 import picomatch from 'picomatch';
 import { z } from 'zod';
+import { CronSchedule } from './cron-schedule.ts';
 import { Role } from './roles.ts';
 
 /** What someone can do to an operation; each has a minimum role (see `DEFAULT_PERMISSIONS`). */
@@ -236,6 +238,29 @@ const CommandEntry = z.union([
 export type CommandEntry = z.infer<typeof CommandEntry>;
 
 /**
+ * One `schedules:` entry: an ordinary operation started by BullMQ's job scheduler on `cron`
+ * (UTC; five fields, or six with seconds first), against `branch` (default `main`), under
+ * the same budget and approval rules as any request.
+ */
+export const ScheduleEntry = z.strictObject({
+  cron: z
+    .string()
+    .min(9)
+    .max(100)
+    .superRefine((c, ctx) => {
+      const problem = CronSchedule.problem(c);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  type: OperationType,
+  description: z.string().trim().min(1, 'must not be empty').max(4000),
+  branch: BranchName.optional(),
+});
+export type ScheduleEntry = z.infer<typeof ScheduleEntry>;
+
+/** Schedule names: the dashboard and the scheduler's id use them. */
+export const ScheduleName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'schedule names are lower-case words');
+
+/**
  * `.pullwright.yml` in the target repository: the one schema of the file. How to install,
  * check and lint is read by the pipeline (`detectRepoCommands`), the policy keys by
  * `mergePolicies`; both get it from one `parseRepoPolicy` of the base commit's file.
@@ -243,8 +268,18 @@ export type CommandEntry = z.infer<typeof CommandEntry>;
 export const RepoPolicyFile = z.strictObject({
   /** The repository's checks by name, run in the sandbox; default: what package.json implies. */
   checks: z.record(z.string().regex(CHECK_NAME, 'check names are lower-case words'), CommandEntry).optional(),
-  /** Dependency install, the one command allowed network (to package registries). */
+  /** Dependency install, the one command allowed network (through the egress proxy, see `network`). */
   install: CommandEntry.optional(),
+  network: z
+    .strictObject({
+      /**
+       * Hosts the install step may reach (`host[:port]`, `*.` for subdomains), on public
+       * addresses only; replaces the default, the package registries of the ecosystems the
+       * repository uses (see defaultRegistries). The deployment's NETWORK_ALLOW adds to it.
+       */
+      allow: z.array(NetworkAllowText).max(100),
+    })
+    .optional(),
   /** Lints one file after each edit; `{file}` is replaced by the path. */
   lint_file: z.string().min(1).max(500).includes('{file}', { message: 'must contain {file}' }).optional(),
   ...policyShape,
@@ -257,6 +292,8 @@ export const RepoPolicyFile = z.strictObject({
   instructions: z.array(Glob).max(50).optional(),
   /** The repository's MCP servers, on top of the service's. */
   mcp: McpSettings.optional(),
+  /** Work started on a clock: name → entry (see docs/schedules-and-events.md). */
+  schedules: z.record(ScheduleName, ScheduleEntry).optional(),
 });
 export type RepoPolicyFile = z.infer<typeof RepoPolicyFile>;
 

@@ -36,7 +36,7 @@ export interface StepHistogram {
   count: number;
 }
 
-/** How many operations of a type ended in a status, for a reason (see `outcomeReason`). */
+/** How many operations of a type ended in a status, for a reason (the code of the operation's `Outcome`). */
 export interface OutcomeCount {
   type: string;
   status: string;

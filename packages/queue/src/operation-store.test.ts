@@ -25,19 +25,19 @@ describe('OperationStore', () => {
   test('records every transition as an event in the same write', async ({ store, events }) => {
     const op = await store.create(input);
     await store.transition(op.id, 'running');
-    const failed = await store.transition(op.id, 'failed', { error: 'tests failed' });
+    const failed = await store.end(op.id, { code: 'checks_failed', detail: 'tests failed' });
     expect(failed.version).toBe(2);
     const types = (await events.list(op.id)).map((e) => [e.type, e.data.to ?? null, e.data.reason ?? null]);
     expect(types).toEqual([
       ['created', null, null],
       ['status', 'running', null],
-      ['status', 'failed', 'tests failed'],
+      ['status', 'failed', 'checks failed: tests failed'],
     ]);
   });
 
   test('refuses an invalid transition and writes nothing', async ({ store, events }) => {
     const op = await store.create(input);
-    await expect(store.transition(op.id, 'merged')).rejects.toMatchObject({ code: 'invalid_transition' });
+    await expect(store.end(op.id, { code: 'merged' })).rejects.toMatchObject({ code: 'invalid_transition' });
     expect((await store.get(op.id)).version).toBe(0);
     expect(await events.list(op.id)).toHaveLength(1);
   });
@@ -61,7 +61,7 @@ describe('OperationStore', () => {
     const op = await store.create(input);
     const results = await Promise.allSettled([
       store.transition(op.id, 'running'),
-      store.transition(op.id, 'cancelled', { error: 'stop' }),
+      store.end(op.id, { code: 'requested', detail: 'stop' }),
     ]);
     const final = await store.get(op.id);
     // Both may apply in sequence (queued→running→cancelled is legal), but never a lost write.
@@ -79,7 +79,7 @@ describe('OperationStore', () => {
   test('lists newest first with status and repo filters', async ({ store }) => {
     const first = await store.create(input, new Date('2026-01-01T00:00:00Z'));
     const second = await store.create({ ...input, repo: 'acme/other' }, new Date('2026-01-02T00:00:00Z'));
-    await store.transition(first.id, 'cancelled', { error: 'x' });
+    await store.end(first.id, { code: 'requested' });
     expect((await store.list()).map((o) => o.id)).toEqual([second.id, first.id]);
     expect((await store.list({ status: 'cancelled' })).map((o) => o.id)).toEqual([first.id]);
     expect((await store.list({ repo: 'acme/other' })).map((o) => o.id)).toEqual([second.id]);
@@ -96,7 +96,7 @@ describe('OperationStore', () => {
     );
     const op = await scrubbing.create(input);
     await scrubbing.transition(op.id, 'running');
-    await scrubbing.transition(op.id, 'failed', { error: 'leaked s3cret-value' });
+    await scrubbing.end(op.id, { code: 'internal', detail: 'leaked s3cret-value' });
     const raw = JSON.stringify(await redis.xrange(keys.events(op.id), '-', '+'));
     expect(raw).not.toContain('s3cret-value');
   });

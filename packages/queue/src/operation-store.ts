@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import {
   type Budget,
   defineLuaCommand,
+  describeOutcome,
+  type EndStatus,
   type EvalAttempt,
   emptyUsage,
   type FeatureContext,
@@ -14,7 +16,8 @@ import {
   type OperationStatus,
   type OperationType,
   type Origin,
-  outcomeReason,
+  type Outcome,
+  outcomeStatus,
   PullwrightError,
   type Requester,
   type TransitionPatch,
@@ -25,6 +28,13 @@ import { createOnce } from './create-once.ts';
 import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
+
+/** A status event's outcome, with its sentence when the status needs one (failed, cancelled, rejected). */
+function outcomeEventData(outcome: Outcome): Record<string, unknown> {
+  const status = outcomeStatus(outcome);
+  const needsSentence = status === 'failed' || status === 'cancelled' || status === 'rejected';
+  return { outcome, ...(needsSentence ? { reason: describeOutcome(outcome) } : {}) };
+}
 
 const updateLua = new URL('./update-operation-4.lua', import.meta.url);
 
@@ -237,27 +247,40 @@ export class OperationStore {
   }
 
   /**
-   * One more operation of this type ended this way (`/metrics`). Beside the script, like the
-   * feed: a crash in between loses one count rather than the transition.
+   * One more operation of this type ended this way (`/metrics`, by the outcome's code). Beside
+   * the script, like the feed: a crash in between loses one count rather than the transition.
    */
   async #countOutcome(op: Operation): Promise<void> {
-    await this.redis.hincrby(
-      this.keys.outcomes(),
-      `${op.type}\t${op.status}\t${outcomeReason(op.status, op.error)}`,
-      1,
-    );
+    await this.redis.hincrby(this.keys.outcomes(), `${op.type}\t${op.status}\t${op.outcome?.code ?? 'other'}`, 1);
   }
 
-  /** The one way a status changes: validated by the state machine, recorded as a `status` event. */
+  /**
+   * A status change that does not end the operation: validated by the state machine, recorded
+   * as a `status` event. Ending goes through `end`, which needs an outcome.
+   */
   transition(
     id: string,
-    to: OperationStatus,
-    patch: TransitionPatch = {},
+    to: Exclude<OperationStatus, EndStatus>,
+    patch: Omit<TransitionPatch, 'outcome'> = {},
     data: Record<string, unknown> = {},
   ): Promise<Operation> {
-    return this.update(id, (op) => transition(op, to, patch), {
+    return this.update(id, (op) => transition(op, to, patch), { type: 'status', data: { to, ...data } });
+  }
+
+  /**
+   * Ends the operation with an outcome: the status is the outcome's, the sentence (`error`)
+   * is derived from it (see core `transition`); the `status` event carries both.
+   */
+  end(
+    id: string,
+    outcome: Outcome,
+    patch: Omit<TransitionPatch, 'outcome'> = {},
+    data: Record<string, unknown> = {},
+  ): Promise<Operation> {
+    const to = outcomeStatus(outcome);
+    return this.update(id, (op) => transition(op, to, { ...patch, outcome }), {
       type: 'status',
-      data: { to, ...(patch.error ? { reason: patch.error } : {}), ...data },
+      data: { to, ...outcomeEventData(outcome), ...data },
     });
   }
 

@@ -60,7 +60,7 @@ describe('RedisArtifactStore and retention', () => {
     const opKeys = [keys.operation(op.id), keys.events(op.id), keys.artifacts(op.id)];
     await store.transition(op.id, 'running');
     for (const key of opKeys) expect(await redis.ttl(key), key).toBe(-1);
-    await store.transition(op.id, 'failed', { error: 'boom' });
+    await store.end(op.id, { code: 'internal', detail: 'boom' });
     for (const key of opKeys) {
       const ttl = await redis.ttl(key);
       expect(ttl, key).toBeGreaterThan(RETENTION_S - 60);

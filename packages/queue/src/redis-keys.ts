@@ -15,6 +15,14 @@ export class RedisKeys {
     return `${this.prefix}:op:{${id}}:events`;
   }
 
+  /**
+   * What the model gateway metered for one subject (an operation, or a feature request's
+   * analysis): calls, tokens and cost, counted where the keys are, whatever the worker says.
+   */
+  gatewayMeter(subject: string): string {
+    return `${this.prefix}:gateway:{${subject}}`;
+  }
+
   /** Messages for a running operation from people (Slack thread replies…). */
   inbox(id: string): string {
     return `${this.prefix}:op:{${id}}:inbox`;
@@ -56,6 +64,16 @@ export class RedisKeys {
   /** Sorted set of feature request ids by creation time. */
   featureRequestIndex(): string {
     return `${this.prefix}:frs`;
+  }
+
+  /** Every repository's schedules (one hash; field `<repo>/<name>`): what the dashboard lists and pauses. */
+  schedules(): string {
+    return `${this.prefix}:schedules`;
+  }
+
+  /** The last event each configured source delivered (one hash; field: the source's name). */
+  eventSources(): string {
+    return `${this.prefix}:event-sources`;
   }
 
   idempotency(key: string): string {

@@ -1,16 +1,18 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BubblewrapRunner } from './bubblewrap-runner.ts';
 import type { CommandSpec } from './command-runner.ts';
+import { EgressProxy, type RefusedConnection } from './egress-proxy.ts';
 import { leftoverProcesses } from './leftover-processes.ts';
 
 const CANARY = `pw-canary-${randomBytes(12).toString('hex')}`;
 const MiB = 1024 * 1024;
+const EGRESS_PROBE = path.join(import.meta.dirname, 'testing', 'egress-probe.cjs');
 
 describe('BubblewrapRunner escape battery', () => {
   const runner = new BubblewrapRunner({ limits: { pids: 64, memoryBytes: 256 * MiB } });
@@ -73,11 +75,31 @@ describe('BubblewrapRunner escape battery', () => {
     expect(connections).toBe(0);
   });
 
-  it('reaches the network only when the spec asks for it (the install step)', async () => {
-    const result = await run(connectScript(serverPort), { network: true });
-    expect(result.output).toContain('CONNECTED');
-    expect(connections).toBe(1);
-    connections = 0;
+  it('reaches the network only through the egress proxy it is given (the install step)', async () => {
+    const redisPort = Number(new URL(inject('redisUrl')).port);
+    const refused: RefusedConnection[] = [];
+    const proxy = await EgressProxy.start(
+      { allow: [], trusted: [`127.0.0.1:${serverPort}`], servicePorts: [] },
+      { onRefused: (r) => refused.push(r) },
+    );
+    copyFileSync(EGRESS_PROBE, path.join(repo, 'egress-probe.cjs'));
+    try {
+      const result = await run(
+        `node egress-probe.cjs direct:127.0.0.1:${serverPort} connect:127.0.0.1:${redisPort} connect:127.0.0.1:${serverPort}`,
+        { egress: { socketDir: proxy.socketDir } },
+      );
+      expect(result.output.trim().split('\n')).toEqual([
+        `direct 127.0.0.1:${serverPort} ECONNREFUSED`,
+        `connect 127.0.0.1:${redisPort} 403`,
+        `connect 127.0.0.1:${serverPort} 200`,
+      ]);
+      expect(refused).toEqual([{ host: '127.0.0.1', port: redisPort, reason: 'not_allowed' }]);
+      expect(connections).toBe(1);
+    } finally {
+      await proxy.close();
+      rmSync(path.join(repo, 'egress-probe.cjs'));
+      connections = 0;
+    }
   });
 
   // Escape attempts below run as one list with `set +e`: each attempt is expected to fail, and
@@ -379,5 +401,52 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
     const refs = execFileSync('git', ['-C', mirror, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' });
     expect(refs.trim().split('\n')).toEqual(['refs/heads/main']);
     expect(execFileSync('git', ['-C', worktree, 'log', '--format=%s'], { encoding: 'utf8' })).toBe('first\n');
+  });
+});
+
+describe('BubblewrapRunner dependency layers', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pw-bwrap-layer-'));
+    for (const d of ['root/node_modules', 'lower/dep', 'upper', 'work'])
+      mkdirSync(path.join(dir, d), { recursive: true });
+    writeFileSync(path.join(dir, 'lower', 'dep', 'index.js'), 'cached\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const layer = () => ({
+    at: path.join(dir, 'root', 'node_modules'),
+    lower: path.join(dir, 'lower'),
+    upper: path.join(dir, 'upper'),
+    work: path.join(dir, 'work'),
+  });
+
+  it('mounts the cached tree read-only below and the worktree’s own directory above', async () => {
+    const runner = new BubblewrapRunner();
+    expect(await runner.layersDependencies()).toBe(true);
+    const r = await runner.run({
+      command: 'cat node_modules/dep/index.js; echo mine > node_modules/dep/index.js; id -u',
+      cwd: path.join(dir, 'root'),
+      timeoutMs: 10_000,
+      dependencies: layer(),
+    });
+    expect(r.output).toBe('cached\n1000\n');
+    expect(readFileSync(path.join(dir, 'lower', 'dep', 'index.js'), 'utf8')).toBe('cached\n');
+    expect(readFileSync(path.join(dir, 'upper', 'dep', 'index.js'), 'utf8')).toBe('mine\n');
+    // On the host the worktree's node_modules is only the mount point.
+    expect(existsSync(path.join(dir, 'root', 'node_modules', 'dep'))).toBe(false);
+  });
+
+  it('refuses a layer outside the root, and says no to layers when they are turned off', async () => {
+    const runner = new BubblewrapRunner();
+    await expect(
+      runner.run({
+        command: 'true',
+        cwd: path.join(dir, 'root'),
+        timeoutMs: 10_000,
+        dependencies: { ...layer(), at: dir },
+      }),
+    ).rejects.toThrow('a dependency layer must be a directory inside the sandbox root');
+    expect(await new BubblewrapRunner({ dependencyLayers: false }).layersDependencies()).toBe(false);
   });
 });

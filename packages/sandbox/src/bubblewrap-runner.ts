@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PullwrightError } from '@pullwright/core';
+import { type DependencyLayer, PullwrightError } from '@pullwright/core';
 import { CgroupScope } from './cgroup-scope.ts';
 import type { CommandResult, CommandRunner, CommandSpec, RunningCommand } from './command-runner.ts';
+import { egressBridge } from './egress-bridge-command.ts';
 import { findExecutable } from './find-executable.ts';
 import { gitReadOnlyPaths } from './git-read-only-paths.ts';
 import { spawnLongRunning } from './long-running-command.ts';
@@ -49,6 +50,15 @@ const SYSTEM_DIRS = new Set([
   '/home',
 ]);
 
+/**
+ * Mounts a command's dependency layer before bwrap starts. The bubblewrap Debian 12 ships
+ * (0.8) has no overlay options, so `unshare` gives the command a user and mount namespace of
+ * its own, where the kernel allows an unprivileged overlay (Linux >= 5.11); bwrap's recursive
+ * bind of the worktree carries the mount in, and the namespace (with the mount) ends with the
+ * command. `$1`: the overlay's options; `$2`: where; the rest: the bwrap command line.
+ */
+const MOUNT_LAYER = 'mount -t overlay overlay -o "$1" "$2" && shift 2 && exec "$@"';
+
 export interface BubblewrapRunnerOptions {
   /** Path of the bwrap binary. Default `bwrap` from PATH. */
   bwrap?: string;
@@ -60,6 +70,11 @@ export interface BubblewrapRunnerOptions {
    * replaced by an empty tmpfs or /dev/null. The worktree being run is mounted back on top.
    */
   hide?: readonly string[];
+  /**
+   * Default true: mount cached dependency trees as an overlay when the host allows it (see
+   * `layersDependencies`). False: never (a restore copies the tree; tests of that fallback).
+   */
+  dependencyLayers?: boolean;
 }
 
 function realOrUndefined(p: string): string | undefined {
@@ -79,9 +94,9 @@ function isInside(child: string, parent: string): boolean {
  * Runs repo commands under bubblewrap with nothing of the host but what a check needs: an
  * unprivileged uid in a user namespace, the toolchain directories (`/usr`, `/lib*`, `/bin`)
  * and an allowlisted `/etc` read-only, the worktree read-write with its `.git` (and the mirror
- * a linked worktree shares objects with) read-only, a private `/tmp` and HOME, no network
- * unless asked, own pid/ipc/uts namespaces, an allowlisted environment, rlimits on every
- * process and a per-command cgroup for the whole tree when the host allows one. Killing bwrap
+ * a linked worktree shares objects with) read-only, a private `/tmp` and HOME, a network
+ * namespace with nothing but its own loopback (the install step's one way out is the egress
+ * proxy), own pid/ipc/uts namespaces, an allowlisted environment, rlimits on every process and a per-command cgroup for the whole tree when the host allows one. Killing bwrap
  * on timeout ends the pid namespace, so nothing the command started survives it.
  */
 export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
@@ -91,6 +106,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   readonly #bwrap: string;
   readonly #hidden: string[];
   #supported: Set<string> | undefined;
+  #layers: Promise<boolean> | undefined;
 
   constructor(options: BubblewrapRunnerOptions = {}) {
     super();
@@ -102,6 +118,41 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
       if (real && !SYSTEM_DIRS.has(real)) hidden.add(real);
     }
     this.#hidden = [...hidden];
+    if (options.dependencyLayers === false) this.#layers = Promise.resolve(false);
+  }
+
+  /**
+   * Whether this host can mount a dependency layer: tried once, in a throwaway directory, with
+   * the whole command line a check gets — a write through the layer must reach its upper
+   * directory and leave the lower one as it was.
+   */
+  layersDependencies(): Promise<boolean> {
+    this.#layers ??= this.#tryLayer().catch(() => false);
+    return this.#layers;
+  }
+
+  async #tryLayer(): Promise<boolean> {
+    if (!findExecutable('unshare') || !findExecutable('mount')) return false;
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pw-bwrap-layer-'));
+    try {
+      const [root, lower, upper, work] = ['root', 'lower', 'upper', 'work'].map((d) => path.join(dir, d)) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      const at = path.join(root, 'node_modules');
+      for (const d of [at, lower, upper, work]) await mkdir(d, { recursive: true });
+      const r = await this.run({
+        command: 'echo ok > node_modules/written',
+        cwd: root,
+        timeoutMs: 10_000,
+        dependencies: { at, lower, upper, work },
+      });
+      return r.exitCode === 0 && (await readdir(upper)).includes('written') && (await readdir(lower)).length === 0;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /**
@@ -129,7 +180,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   override async run(spec: CommandSpec): Promise<CommandResult> {
     const args = this.bwrapArgs(spec);
     const env = safeEnv(SANDBOX_HOME, spec.env);
-    const limited = this.#limited(args);
+    const limited = this.#limited(args, spec);
     const cgroup = await CgroupScope.create(this.limits);
     try {
       const [file, argv] = cgroup ? cgroup.wrap(...limited) : limited;
@@ -149,7 +200,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
   async start(spec: CommandSpec): Promise<RunningCommand> {
     const args = this.bwrapArgs(spec);
     const env = safeEnv(SANDBOX_HOME, spec.env);
-    const limited = this.#limited(args);
+    const limited = this.#limited(args, spec);
     const cgroup = await CgroupScope.create(this.limits);
     const [file, argv] = cgroup ? cgroup.wrap(...limited) : limited;
     return spawnLongRunning(file, argv, spec, env, async () => {
@@ -157,11 +208,24 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     });
   }
 
-  /** bwrap under the rlimits, first in line for the OOM killer (a check dies before the worker does). */
-  #limited(bwrapArgs: string[]): [string, string[]] {
+  /**
+   * bwrap under the rlimits, first in line for the OOM killer (a check dies before the worker
+   * does), behind the mount of the spec's dependency layer when it has one.
+   */
+  #limited(bwrapArgs: string[], spec: CommandSpec): [string, string[]] {
+    const layer = spec.dependencies ? layerArgv(spec.dependencies, spec.root ?? spec.cwd) : [];
     return [
       'choom',
-      ['-n', String(SANDBOX_OOM_SCORE_ADJ), '--', 'prlimit', ...prlimitArgs(this.limits), this.#bwrap, ...bwrapArgs],
+      [
+        '-n',
+        String(SANDBOX_OOM_SCORE_ADJ),
+        '--',
+        'prlimit',
+        ...prlimitArgs(this.limits),
+        ...layer,
+        this.#bwrap,
+        ...bwrapArgs,
+      ],
     ];
   }
 
@@ -198,7 +262,9 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     if (options.has('--disable-userns')) args.push('--disable-userns');
     args.push('--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts');
     args.push('--unshare-cgroup-try', '--cap-drop', 'ALL');
-    if (!spec.network) args.push('--unshare-net');
+    // Always a network namespace of its own: the install step's one way out is the egress
+    // proxy's socket mounted below, never the host's interfaces (loopback included).
+    args.push('--unshare-net');
     const visible: string[] = [];
     for (const dir of TOOLCHAIN_DIRS) {
       const link = readLinkOrUndefined(dir);
@@ -214,7 +280,7 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
       args.push('--ro-bind', nodePrefix, nodePrefix);
       visible.push(nodePrefix);
     }
-    args.push(...sandboxEtcArgs(spec.network === true));
+    args.push(...sandboxEtcArgs());
     visible.push('/etc');
     args.push('--dev', '/dev', '--proc', '/proc');
     // A bounded /tmp (bwrap >= 0.7); older ones get the kernel's default, half the RAM.
@@ -228,11 +294,27 @@ export class BubblewrapRunner extends ProcessRunner implements CommandRunner {
     }
     args.push('--perms', '0700', '--dir', SANDBOX_HOME, spec.readOnlyRoot ? '--ro-bind' : '--bind', root, root);
     for (const readOnly of gitReadOnlyPaths(root)) args.push('--ro-bind', readOnly, readOnly);
+    const bridge = spec.egress ? egressBridge(spec.egress.socketDir, realpathSync(process.execPath)) : undefined;
+    for (const [host, inside] of bridge?.mounts ?? []) args.push('--ro-bind', host, inside);
     args.push('--clearenv');
     for (const [key, value] of Object.entries(safeEnv(SANDBOX_HOME, spec.env))) args.push('--setenv', key, value);
-    args.push('--chdir', cwd, '--', ...shellArgv(spec.command));
+    args.push('--chdir', cwd, '--', ...(bridge?.argv ?? []), ...shellArgv(spec.command));
     return args;
   }
+}
+
+/** The `unshare` + `mount` prefix for a layer; its directories are ours (the cache's), never the repository's. */
+function layerArgv(layer: DependencyLayer, rootDir: string): string[] {
+  const root = realOrUndefined(rootDir);
+  const at = realOrUndefined(layer.at);
+  // The overlay's option string separates with `,` and `:`: a path holding one would change what is mounted.
+  const unsafe = [layer.lower, layer.upper, layer.work].some((dir) => /[,:\\]/.test(dir));
+  if (!root || !at || at === root || !isInside(at, root) || unsafe)
+    throw new PullwrightError('validation_failed', 'a dependency layer must be a directory inside the sandbox root', {
+      field: 'dependencies.at',
+    });
+  const options = `lowerdir=${layer.lower},upperdir=${layer.upper},workdir=${layer.work}`;
+  return ['unshare', '--user', '--map-root-user', '--mount', 'sh', '-c', MOUNT_LAYER, 'sh', options, at];
 }
 
 function optionsOf(bwrap: string): Set<string> {

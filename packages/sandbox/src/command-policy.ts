@@ -1,6 +1,6 @@
 import { PullwrightError } from '@pullwright/core';
 
-export type CommandRefusal = 'empty' | 'shell_syntax' | 'not_allowed' | 'long_running';
+export type CommandRefusal = 'empty' | 'not_allowed' | 'long_running';
 
 /**
  * A command the policy will not run. The message names the rule and the offending word,
@@ -29,56 +29,9 @@ export interface ConfiguredCheck {
 
 export interface CommandDecision {
   command: string;
-  /** `check` when it is one of the repo's configured checks, else `allowlist`. */
-  source: 'check' | 'allowlist';
   kind: CommandKind;
   timeoutMs: number;
 }
-
-/**
- * Commands the model may run beyond the repo's checks, as word prefixes: one-shot test,
- * lint, type and build tools (seed 004's allowlist, widened to the ecosystems we detect).
- * git is absent on purpose: it runs in the worker, never in the sandbox.
- */
-export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = [
-  'npm test',
-  'npm run test',
-  'npm run lint',
-  'npm run typecheck',
-  'npm run build',
-  'npm ci',
-  'npm install',
-  'npx tsc',
-  'npx vitest run',
-  'npx jest',
-  'npx eslint',
-  'npx biome check',
-  'npx biome lint',
-  'npx prettier --check',
-  'node --test',
-  'tsc',
-  'vitest run',
-  'jest',
-  'eslint',
-  'pytest',
-  'python -m pytest',
-  'python3 -m pytest',
-  'python -m pip install',
-  'python3 -m pip install',
-  'python -m venv',
-  'python3 -m venv',
-  'ruff',
-  'mypy',
-  'go test',
-  'go vet',
-  'go build',
-  'cargo test',
-  'cargo check',
-  'cargo clippy',
-  'cargo build',
-  'make test',
-  'make check',
-];
 
 const INSTALL_PREFIXES = ['npm ci', 'npm install', 'python -m pip install', 'python3 -m pip install', 'pip install'];
 const TEST_PREFIXES = [
@@ -146,13 +99,11 @@ export const DEFAULT_COMMAND_TIMEOUTS: Readonly<Record<CommandKind, number>> = O
 
 export interface CommandPolicyOptions {
   checks?: readonly ConfiguredCheck[];
-  /** Word prefixes allowed besides the checks. Default {@link DEFAULT_ALLOWED_COMMANDS}. */
-  allow?: readonly string[];
   /** Default {@link DEFAULT_COMMAND_TIMEOUTS}. */
   timeouts?: Partial<Record<CommandKind, number>>;
 }
 
-/** Splits on whitespace, honouring simple quotes; the line has been checked for operators. */
+/** Splits on whitespace, honouring simple quotes. */
 function words(line: string): string[] {
   return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
 }
@@ -162,25 +113,19 @@ function startsWith(argv: readonly string[], prefix: string): boolean {
   return want.every((word, i) => argv[i] === word);
 }
 
-/** Shell syntax outside quotes: chaining, pipes, redirection, substitution, backgrounding. */
-const SHELL_OPERATOR = /[;&|<>(){}]/;
-/** Still live inside double quotes: `"$(id)"` runs `id`. Only single quotes make them text. */
-const SHELL_EXPANSION = /[`$\n\\]/;
-
 /**
  * Decides whether a command may run and with which timeout. Only the repo's configured
- * checks and an allowlist of one-shot tools pass; long-running commands are refused with a
- * typed reason. This is a policy, not a boundary: whatever passes still runs inside the
- * sandbox runner, which is what actually contains it.
+ * checks pass (the model runs checks by name; it never writes a command line), and a check
+ * that would never exit — a server or a watcher — is refused with a typed reason. This is a
+ * policy, not a boundary: whatever passes still runs inside the sandbox runner, which is
+ * what actually contains it.
  */
 export class CommandPolicy {
   readonly #checks: Map<string, ConfiguredCheck>;
-  readonly #allow: readonly string[];
   readonly #timeouts: Record<CommandKind, number>;
 
   constructor(options: CommandPolicyOptions = {}) {
     this.#checks = new Map((options.checks ?? []).map((c) => [c.command.trim(), c]));
-    this.#allow = options.allow ?? DEFAULT_ALLOWED_COMMANDS;
     this.#timeouts = { ...DEFAULT_COMMAND_TIMEOUTS, ...options.timeouts };
   }
 
@@ -189,25 +134,16 @@ export class CommandPolicy {
     const line = command.trim();
     if (line === '') throw new CommandRefusedError('empty', 'no command given');
     const configured = this.#checks.get(line);
-    if (configured) {
-      // Trusted as written (it may chain with &&), but still never a server or watcher.
-      for (const segment of line.split(/&&|\|\||[;|&\n]/)) this.#refuseLongRunning(words(segment));
-      const kind = configured.kind ?? this.#kindOf(words(line));
-      return { command: line, source: 'check', kind, timeoutMs: configured.timeoutMs ?? this.#timeouts[kind] };
-    }
-    const outsideSingle = line.replace(/'[^']*'/g, '');
-    const operator = SHELL_EXPANSION.exec(outsideSingle) ?? SHELL_OPERATOR.exec(outsideSingle.replace(/"[^"]*"/g, ''));
-    if (operator)
-      throw new CommandRefusedError('shell_syntax', `"${operator[0]}" is not allowed outside configured checks`);
-    const argv = words(line);
-    this.#refuseLongRunning(argv);
-    if (!this.#allow.some((prefix) => startsWith(argv, prefix))) {
+    if (!configured) {
       // Program and subcommand only: arguments may hold URLs with credentials or tokens.
+      const argv = words(line);
       const sub = argv[1] && /^[a-z][a-z0-9:_-]*$/.test(argv[1]) ? ` ${argv[1]}` : '';
-      throw new CommandRefusedError('not_allowed', `"${argv[0]}${sub}" is not a configured check or allowed command`);
+      throw new CommandRefusedError('not_allowed', `"${argv[0]}${sub}" is not a configured check`);
     }
-    const kind = this.#kindOf(argv);
-    return { command: line, source: 'allowlist', kind, timeoutMs: this.#timeouts[kind] };
+    // Trusted as written (it may chain with &&), but still never a server or watcher.
+    for (const segment of line.split(/&&|\|\||[;|&\n]/)) this.#refuseLongRunning(words(segment));
+    const kind = configured.kind ?? this.#kindOf(words(line));
+    return { command: line, kind, timeoutMs: configured.timeoutMs ?? this.#timeouts[kind] };
   }
 
   #refuseLongRunning(argv: readonly string[]): void {

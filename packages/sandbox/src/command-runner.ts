@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { DependencyLayer } from '@pullwright/core';
 
 /** How every repo command (install, test, lint, build) is run: the seam the sandbox plugs into. */
 export interface CommandSpec {
@@ -17,16 +18,24 @@ export interface CommandSpec {
   env?: Record<string, string>;
   signal?: AbortSignal;
   /**
-   * Network access. Default false: only the dependency-install step, which runs before the
-   * agent loop, asks for it (package registries); checks the model can steer never get it.
+   * Network access, through the worker's egress proxy only (see EgressProxy): the directory
+   * holding its unix socket. The sandboxing runners keep the command in a network namespace
+   * of its own whatever this says, mount the directory and start the bridge that points the
+   * proxy variables at it. Default none: only the dependency-install step asks for it;
+   * checks the model can steer never get it.
    */
-  network?: boolean;
+  egress?: { socketDir: string };
   /**
    * Mount the root read-only as well (sandboxing runners): for processes that must never
    * change the worktree themselves, such as a repository's MCP servers — the model changes
    * files only through its file tools and the workspace gate.
    */
   readOnlyRoot?: boolean;
+  /**
+   * A dependency tree shown inside the root without copying it (runners whose
+   * `layersDependencies` says yes), mounted for this command only.
+   */
+  dependencies?: DependencyLayer;
 }
 
 export interface CommandResult {
@@ -69,4 +78,9 @@ export interface CommandRunner {
    * `readOnlyRoot`); the others leave it out, and their callers refuse what needs it.
    */
   start?(spec: CommandSpec): Promise<RunningCommand>;
+  /**
+   * Whether `run` and `start` can mount a spec's `dependencies` (bubblewrap on a kernel with
+   * unprivileged overlays). Runners without it leave it out: their dependencies are copied.
+   */
+  layersDependencies?(): Promise<boolean>;
 }

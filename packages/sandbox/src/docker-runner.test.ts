@@ -7,6 +7,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCommandRunner } from './create-command-runner.ts';
 import { DockerRunner } from './docker-runner.ts';
+import { shellArgv } from './shell-argv.ts';
 
 const MiB = 1024 * 1024;
 
@@ -219,10 +220,27 @@ describe('DockerRunner against the Engine API contract', () => {
     }
   });
 
-  it('opens the network only for the install step', () => {
-    const body = runner.containerOptions({ command: 'npm ci', cwd: repo, timeoutMs: 1, network: true });
-    expect(body.HostConfig?.NetworkMode).toBe('bridge');
-    expect(body.NetworkDisabled).toBe(false);
+  it("gives the install step no network but the egress proxy's socket, through the bridge", () => {
+    const socketDir = mkdtempSync(path.join(os.tmpdir(), 'pw-egress-test-'));
+    try {
+      const body = runner.containerOptions({ command: 'npm ci', cwd: repo, timeoutMs: 1, egress: { socketDir } });
+      expect(body.HostConfig?.NetworkMode).toBe('none');
+      expect(body.NetworkDisabled).toBe(true);
+      expect(body.HostConfig?.Mounts).toContainEqual({
+        Type: 'bind',
+        Source: socketDir,
+        Target: '/run/pullwright/egress',
+        ReadOnly: true,
+      });
+      expect(body.Cmd?.slice(0, 3)).toEqual([
+        'node',
+        '/run/pullwright/egress-bridge.cjs',
+        '/run/pullwright/egress/proxy.sock',
+      ]);
+      expect(body.Cmd?.slice(3)).toEqual(shellArgv('npm ci'));
+    } finally {
+      rmSync(socketDir, { recursive: true, force: true });
+    }
   });
 
   it('reports the exit code of a failing command', async () => {

@@ -6,6 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { PullwrightError } from '@pullwright/core';
 import Docker from 'dockerode';
 import type { CommandResult, CommandRunner, CommandSpec } from './command-runner.ts';
+import { egressBridge } from './egress-bridge-command.ts';
 import { gitReadOnlyPaths } from './git-read-only-paths.ts';
 import { OutputBuffer } from './output-buffer.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './process-runner.ts';
@@ -39,8 +40,8 @@ import { shellArgv } from './shell-argv.ts';
  *      && rm -rf /var/lib/apt/lists/*
  *     USER 1000:1000
  * built and loaded on every worker host (`docker build -t pullwright-sandbox:latest .`).
- * Each command runs in a fresh container: no network (`NetworkMode: none`) unless the spec
- * is the dependency-install step, no capabilities, no-new-privileges, pids/memory/cpu
+ * Each command runs in a fresh container: no network (`NetworkMode: none`; the install step
+ * reaches the worker's egress proxy through its mounted socket, so the image needs `node`), no capabilities, no-new-privileges, pids/memory/cpu
  * limits, tini as pid 1 (`Init`) so orphans are reaped, removed afterwards whatever happens.
  */
 
@@ -111,20 +112,25 @@ export class DockerRunner implements CommandRunner {
       const target = inTree.startsWith('..') || path.isAbsolute(inTree) ? readOnly : `${CONTAINER_WORKTREE}/${inTree}`;
       mounts.push({ Type: 'bind', Source: readOnly, Target: target, ReadOnly: true });
     }
+    // The install step: no network either, its one way out is the worker's egress proxy, whose
+    // socket directory is mounted in beside the bridge the image's own `node` runs.
+    const bridge = spec.egress ? egressBridge(spec.egress.socketDir, 'node') : undefined;
+    for (const [host, inside] of bridge?.mounts ?? [])
+      mounts.push({ Type: 'bind', Source: host, Target: inside, ReadOnly: true });
     return {
       name: `pullwright-sandbox-${randomBytes(6).toString('hex')}`,
       Image: this.image,
-      Cmd: shellArgv(spec.command),
+      Cmd: [...(bridge?.argv ?? []), ...shellArgv(spec.command)],
       Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
       User: this.user,
       WorkingDir: path.posix.join(CONTAINER_WORKTREE, ...rel.split(path.sep).filter(Boolean)),
       Tty: false,
       AttachStdin: false,
       OpenStdin: false,
-      NetworkDisabled: !spec.network,
+      NetworkDisabled: true,
       Labels: { 'dev.pullwright.sandbox': 'true' },
       HostConfig: {
-        NetworkMode: spec.network ? 'bridge' : 'none',
+        NetworkMode: 'none',
         ReadonlyRootfs: true,
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],

@@ -4,6 +4,7 @@ export * from './command-policy.ts';
 export * from './command-runner.ts';
 export * from './create-command-runner.ts';
 export * from './docker-runner.ts';
+export { type DeploymentEgress, EgressProxy, type RefusedConnection } from './egress-proxy.ts';
 export * from './no-command-runner.ts';
 export * from './output-buffer.ts';
 export * from './process-runner.ts';

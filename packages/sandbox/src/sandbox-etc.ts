@@ -57,14 +57,15 @@ function generatedDir(): string {
   return dir;
 }
 
-/** bwrap arguments that build the sandbox's /etc; `resolv.conf` only for a networked step. */
-export function sandboxEtcArgs(network: boolean): string[] {
+/**
+ * bwrap arguments that build the sandbox's /etc. No `resolv.conf`, even for the install step:
+ * its names are resolved by the worker's egress proxy, which checks the addresses they give.
+ */
+export function sandboxEtcArgs(): string[] {
   const args: string[] = [];
-  const names = network ? [...ETC_ALLOWED, 'resolv.conf'] : ETC_ALLOWED;
-  for (const name of names) {
+  for (const name of ETC_ALLOWED) {
     const host = path.join('/etc', name);
     if (!existsSync(host)) continue;
-    // resolv.conf is often a symlink into /run: bind what it points to.
     args.push('--ro-bind', realpathSync(host), host);
   }
   const dir = generatedDir();

@@ -109,6 +109,13 @@ structural(
   (s) =>
     `GITHUB_APP_PRIVATE_KEY="-----BEGIN PRIVATE KEY-----\\n${s.replaceAll('\n', '\\n')}\\n-----END PRIVATE KEY-----"`,
 );
+// A block cut short (a paste that lost its tail): the boundary and a line of body.
+structural(
+  'generic-private-key-block',
+  'private-key',
+  (p) => `MHcCAQEE${p(B64, 40)}`,
+  (s) => `-----BEGIN EC PRIVATE KEY-----\n${s}\n`,
+);
 structural(
   'ssh2-private-key',
   'private-key',
@@ -205,6 +212,7 @@ keyed('bittrex-api-key', 'bittrex', 'BITTREX_API_SECRET', r(ALNUM, 32));
 keyed('cisco-meraki-api-key', 'cisco-meraki', 'MERAKI_DASHBOARD_API_KEY', r(HEX, 40));
 bare('clickhouse-cloud-api-secret-key', 'clickhouse', '4b1d', r(ALNUM, 38));
 bare('clojars-api-token', 'clojars', 'CLOJARS_', r(LOWER_NUM, 60));
+bare('cloudflare-scannable-token', 'cloudflare', 'cfut_', (p) => `${p(ALNUM, 40)}${p(HEX, 8)}`);
 bare('cloudflare-origin-ca-key', 'cloudflare', 'v1.0-', (p) => `${p(HEX, 24)}-${p(HEX, 146)}`);
 keyed('cloudflare-global-api-key', 'cloudflare', 'CLOUDFLARE_API_KEY', r(HEX, 37));
 keyed('cloudflare-api-token', 'cloudflare', 'CLOUDFLARE_API_TOKEN', r(URLSAFE, 40));
@@ -280,6 +288,14 @@ samples.push({ ruleId: 'github-pat', family: 'github', prefix: 'ghp_', secret: c
 bare('github-fine-grained-pat', 'github', 'github_pat_', (p) => `${p(ALNUM, 22)}_${p(ALNUM, 59)}`);
 samples.push({ ruleId: 'github-oauth', family: 'github', prefix: 'gho_', secret: checksummed('gho_') });
 samples.push({ ruleId: 'github-app-token', family: 'github', prefix: 'ghs_', secret: checksummed('ghs_') });
+// Stateless installation token: ghs_, the app id, a JWT (header, claims, signature).
+bare(
+  'github-app-installation-jwt',
+  'github',
+  'ghs_',
+  (p) =>
+    `${p(DIGITS, 6)}_${b64url('{"alg":"RS256","typ":"JWT"}')}.${b64url(`{"iat":${p(DIGITS, 10)},"iss":"${p(DIGITS, 6)}","sub":"${p(ALNUM, 40)}"}`)}.${p(URLSAFE, 342)}`,
+);
 samples.push({ ruleId: 'github-refresh-token', family: 'github', prefix: 'ghr_', secret: checksummed('ghr_') });
 bare('gitlab-pat', 'gitlab', 'glpat-', r(URLSAFE, 20));
 keyed('gitlab-legacy-pat', 'gitlab', 'GITLAB_TOKEN', r(ALNUM, 20));
@@ -509,6 +525,10 @@ structural(
   (s) => `<deploy>\n  <endpoint>https://deploy.internal</endpoint>\n  <apiToken>${s}</apiToken>\n</deploy>`,
   'deploy.xml',
 );
+
+bare('langsmith-api-key', 'langchain', 'lsv2_pt_', (p) => `${p(HEX, 32)}_${p(HEX, 10)}`);
+bare('voiceflow-api-key', 'voiceflow', 'VF.DM.', (p) => `${p(HEX, 24)}.${p(ALNUM, 16)}`);
+keyed('vault-approle-secret-id', 'hashicorp', 'VAULT_SECRET_ID', uuid);
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;
 

@@ -10,6 +10,8 @@ import { crc32Base62Suffix, verifiesChecksum } from './token-checksum.ts';
  * recall corpus (other seed, every syntax, encodings) is bench/scanner-recall.bench.ts.
  */
 const pick = seededPick(20251124);
+const HEX = '0123456789abcdef';
+const URLSAFE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-';
 const rows = CREDENTIAL_SAMPLES.map((sample) => {
   const secret = sample.secret(pick);
   return {
@@ -102,9 +104,110 @@ describe('default rules', () => {
       'slice of a base64 blob',
       `src: url(data:font/woff2;base64,d09GMgABAAAAA/EAA${'q7Zk2Lm9Xv4Tn8Wp1Rs6'.repeat(6)}+AKCp${'Hb3Jd5Kf7Lg9Mh2Nj4'.repeat(5)}/gQ==)`,
     ],
+    ['file path in a flow list', 'instructions: [/etc/passwd, ../outside.md]'],
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
+  });
+
+  it('reads a comma as an assignment only after a quoted password name', () => {
+    const value = pick('abcdefghijklmnopqrstuvwxyz0123456789!@#', 16);
+    expect(scanner.scanText(`setenv("DB_PASSWORD", "${value}")`, 'src/app.c').map((f) => f.ruleId)).toEqual([
+      'generic-password',
+    ]);
+    expect(scanner.scanText(`files = [etc/passwd, ${value}]`, 'src/app.c')).toEqual([]);
+  });
+
+  it('reads a provider name followed by the credential word as the key name (`Telegram bot token: …`)', () => {
+    const token = `${pick('123456789', 1)}${pick('0123456789', 8)}:${pick(URLSAFE, 35)}`;
+    for (const text of [`Telegram token: ${token}`, `telegram_bot token = '${token}'`]) {
+      expect(scanner.scanText(text, 'notes.md').map((f) => f.ruleId)).toContain('telegram-bot-token-assigned');
+    }
+  });
+
+  it('finds an Azure account key (86 base64 characters and ==) under a key name or a flag', () => {
+    const key = `${pick(`${URLSAFE.slice(0, 62)}+/`, 86)}==`;
+    for (const text of [
+      `AzureStorageCleanup.exe\n  -storagename acct\n  -storagekey ${key}\n  -container backup`,
+      `export const key =\n  process.env.ACCOUNT_KEY ||\n  "${key}";`,
+      `static const std::string AccountKey{\n    "${key}"};`,
+      `cosmosKey: ${key}`,
+    ]) {
+      expect(scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId)).toEqual(['azure-storage-account-key']);
+    }
+    expect(scanner.scanText(`storage_key = "${key.slice(0, 60)}"`, 'src/app.ts')).toEqual([]);
+  });
+
+  it('reads a PEM private-key boundary with a short or damaged body as a key, not code that names one', () => {
+    // DER: a SEQUENCE, so base64 `M…`.
+    const body = `MIIEv${pick(URLSAFE.slice(0, 62), 40)}`;
+    for (const text of [
+      `-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----`,
+      `"private_key": "-----BEGIN PRIVATE KEY-----\\n${body}...\\n-----END PRIVATE KEY-----\\n"`,
+      `secret: "-----BEGIN RSA PRIVATE KEY----- ${body} -----END RSA PRIVATE KEY-----"`,
+    ]) {
+      expect(scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId)).toEqual(['generic-private-key-block']);
+    }
+    for (const text of [
+      "if (pem.startsWith('-----BEGIN RSA PRIVATE KEY-----')) return 'rsa';",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: code that builds a PEM from a template, scanned as text
+      'const pem = `-----BEGIN PRIVATE KEY-----\\n${body}\\n-----END PRIVATE KEY-----`;',
+      '-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----',
+      'key = "-----BEGIN EC PRIVATE KEY-----\\nmy-private-key\\n-----END EC PRIVATE KEY-----\\n"',
+      `-----BEGIN PRIVATE KEY-----\n${Buffer.from('abcdefghijklmnopqrstuvwxyz').toString('base64')}\n-----END PRIVATE KEY-----`,
+      '-----BEGIN PRIVATE KEY-----\n<your key here>\n-----END PRIVATE KEY-----',
+    ]) {
+      expect(scanner.scanText(text, 'src/app.ts'), text).toEqual([]);
+    }
+  });
+
+  it('takes a Cloudflare scannable token at its exact length only', () => {
+    const token = `cfat_${pick(URLSAFE.slice(0, 62), 40)}${pick('0123456789abcdef', 8)}`;
+    expect(scanner.scanText(`CLOUDFLARE = "${token}"`, 'src/app.ts').map((f) => f.ruleId)).toEqual([
+      'cloudflare-scannable-token',
+    ]);
+    for (const mangled of [`${token.slice(0, -1)}!`, `${token}Z`, `x${token}`]) {
+      expect(scanner.scanText(`value = "${mangled}"`, 'src/app.ts').map((f) => f.ruleId)).not.toContain(
+        'cloudflare-scannable-token',
+      );
+    }
+  });
+
+  it('takes an AppRole secret_id, not the role_id or an Azure client secret id', () => {
+    const id = () => `${pick(HEX, 8)}-${pick(HEX, 4)}-4${pick(HEX, 3)}-a${pick(HEX, 3)}-${pick(HEX, 12)}`;
+    const ids = (text: string) => scanner.scanText(text, 'vault.hcl').map((f) => f.ruleId);
+    expect(ids(`secret_id = '${id()}'`)).toEqual(['vault-approle-secret-id']);
+    expect(ids(`role_id = '${id()}'`)).toEqual([]);
+    expect(ids(`client_secret_id = '${id()}'`)).toEqual([]);
+  });
+
+  it('takes LangSmith keys in the issued shape only (32 and 10 hex digits)', () => {
+    const key = `lsv2_sk_${pick(HEX, 32)}_${pick(HEX, 10)}`;
+    expect(scanner.scanText(key, 'notes.md').map((f) => f.ruleId)).toEqual(['langsmith-api-key']);
+    expect(scanner.scanText(`${key.slice(0, 20)}z${key.slice(21)}`, 'notes.md')).toEqual([]);
+  });
+
+  it('reads a credential name holding an Authorization value or a long token', () => {
+    const ids = (text: string) => scanner.scanText(text, 'main.go').map((f) => f.ruleId);
+    expect(ids(`apiToken := "Bearer ${pick(URLSAFE.slice(0, 62), 24)}"`)).toEqual(['generic-api-key']);
+    // OAuth refresh tokens run to a thousand characters and more.
+    expect(ids(`"refresh_token": "1.${pick(URLSAFE, 900)}"`)).toEqual(['generic-api-key']);
+  });
+
+  it('reads a password compared with a literal, under a name ending in pass, with symbols in it', () => {
+    const value = `${pick('abcdefghijklmnopqrstuvwxyz', 4)}{${pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 3)})p\${${pick(HEX, 4)}]`;
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    for (const text of [`if (db_pass !== "${value}") {`, `smtp.pass = "${value}"`, `password === '${value}'`]) {
+      expect(ids(text), text).toEqual(['generic-password']);
+    }
+    for (const text of [
+      `const bypass_cache = "${value}"`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, scanned as text
+      'password: "${{ secrets.DB_PASSWORD }}"',
+      'db_pass: "hashPassword(input)"',
+    ]) {
+      expect(ids(text), text).toEqual([]);
+    }
   });
 
   it('ignores lock files for the generic rule', () => {

@@ -89,14 +89,16 @@ function ruleAllowlists(raw: Table, source: string, id: string): SecretAllowlist
 /**
  * A pattern that can run across many lines (a PEM block) gets a bigger window than "the
  * keyword's line ± 1": explicit newlines, `[\s\S]`, or a class with `\s` under an
- * unbounded or ≥ 10 repetition. `[\s'"]{0,5}`-style glue stays within the ± 1 line window.
+ * unbounded or ≥ 10 repetition, also as an alternative of a repeated group
+ * (`(?:[A-Za-z0-9+/=\s]|-[A-Za-z0-9]){64,}`: the private-key body, which may hold dashes).
+ * `[\s'"]{0,5}`-style glue stays within the ± 1 line window.
  */
 function spansLines(regex: RegExp): boolean {
   const src = regex.source.replace(/\[\^\\n\]/g, '');
   return (
     regex.flags.includes('s') ||
     /\\n|\\r|\\s\\S|\\S\\s/.test(src) ||
-    /\[(?!\^)[^\]]*\\s[^\]]*\](?:[*+]|\{\d+,(?:\d{2,})?\})/.test(src)
+    /\[(?!\^)[^\]]*\\s[^\]]*\](?:\|[^()|]*)*\)?(?:[*+]|\{\d+,(?:\d{2,})?\})/.test(src)
   );
 }
 

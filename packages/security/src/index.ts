@@ -11,6 +11,8 @@ export * from './dot-git-name.ts';
 export * from './gitignore-matcher.ts';
 export * from './gitleaks-config.ts';
 export * from './go-regex.ts';
+export * from './hmac-signature.ts';
+export * from './job-credential.ts';
 export * from './keyword-prefilter.ts';
 export * from './line-index.ts';
 export * from './match-plan.ts';

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseGitleaksConfig } from './gitleaks-config.ts';
 import { maskSecret, Redactor } from './redactor.ts';
@@ -12,6 +13,10 @@ const urlPassword = ['Xk9pQ2m', 'Z7vR4tY'].join('');
 const apiKey = ['q8Zr2Lk9Xv', '7Tn4Wm1Ps6'].join('');
 const signingSecret = ['my-signing', '-secret-value'].join('');
 const pem = `-----BEGIN PRIVATE KEY-----\n${'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7'.repeat(2)}\n-----END PRIVATE KEY-----`;
+const pemLines = randomBytes(192)
+  .toString('base64')
+  .match(/.{1,64}/g)!;
+const wrappedPem = ['-----BEGIN RSA PRIVATE KEY-----', ...pemLines, '-----END RSA PRIVATE KEY-----'].join('\n');
 
 describe('Redactor', () => {
   const redactor = new Redactor({ secrets: [signingSecret, 'short'] });
@@ -23,6 +28,7 @@ describe('Redactor', () => {
     ['an Anthropic key in JSON', JSON.stringify({ headers: { 'x-api-key': anthropic } }), [anthropic]],
     ['a JWT', `cookie=${jwt}; Path=/`, [jwt.slice(0, 30)]],
     ['a private key body', pem, ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7']],
+    ['every line of a private key wrapped at 64 columns', wrappedPem, pemLines],
     ['a URL password', `redis://default:${urlPassword}@cache:6379`, [urlPassword]],
     ['a generic assignment', `api_key = "${apiKey}"`, [apiKey]],
   ])('masks %s', (_name, input, secrets) => {

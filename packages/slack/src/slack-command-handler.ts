@@ -80,13 +80,18 @@ export class SlackCommandHandler {
     if (!('repo' in resolved)) return resolved;
     const { repo } = resolved;
     // The same policy as every entry point: a refusal (naming the missing role) is answered below.
-    await this.deps.actions.authorize(undefined, { user: form.user_id, source: 'slack' }, 'request');
+    const by = { user: form.user_id, source: 'slack' } as const;
+    await this.deps.actions.authorize(undefined, by, 'request');
+    // `--budget`: the operation's own cost cap, kept by the worker's budget like any request's.
+    const budget = cmd.budgetUsd !== undefined ? { costUsd: cmd.budgetUsd } : undefined;
+    if (budget) this.deps.actions.authorizeBudget(by, budget);
     const request: NewOperation & Pick<Operation, 'confirmPlan'> = {
       type: cmd.type,
       repo,
       baseBranch: cmd.baseBranch ?? 'main',
       description: cmd.description,
       requester: { source: 'slack', user: form.user_id, channel: form.channel_id },
+      ...(budget ? { budget } : {}),
       ...(cmd.priority ? { priority: cmd.priority } : {}),
       // `--auto`: the coder starts on the planner's plan without waiting for Start.
       ...(cmd.auto ? { confirmPlan: false } : {}),

@@ -1,4 +1,4 @@
-import type { FeatureRequest, Logger, Operation } from '@pullwright/core';
+import type { Budget, FeatureRequest, Logger, Operation } from '@pullwright/core';
 import type { CodeQueue, NewFeatureRequest, OperationEvents, OperationInbox, OperationStore } from '@pullwright/queue';
 import type { SlackClient } from './slack-client.ts';
 import type { SlackMessages } from './slack-messages.ts';
@@ -13,6 +13,8 @@ export interface SlackActions {
   cancel(id: string, by: By): Promise<Operation>;
   /** Throws a typed refusal naming the missing role when `by` may not do `action`. */
   authorize(id: string | undefined, by: By, action: 'request' | 'revise'): Promise<void>;
+  /** Throws a typed refusal when a request's own budget is above the caps `by` may set. */
+  authorizeBudget(by: By, budget: Budget): void;
   /** Words asking for changes to an open PR: a ledger entry and a revise job (`permissions.revise`). */
   requestChanges(id: string, by: By, instruction: string, requestId: string, ref?: number): Promise<unknown>;
   /** Starts the deploy of a merged operation (the deploy role); it runs in the background. */

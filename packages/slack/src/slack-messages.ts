@@ -1,9 +1,13 @@
 import {
+  describeOutcome,
   type FeatureRequest,
   FINAL_STATUSES,
   type Operation,
   type OperationEvent,
   type OperationStatus,
+  Outcome,
+  type OutcomeCode,
+  originLabel,
   unknownEventType,
 } from '@pullwright/core';
 import type { KnownBlock } from '@slack/types';
@@ -154,7 +158,10 @@ export class SlackMessages {
     ];
     const links = [`<${this.dashboardLink(op.id)}|dashboard>`];
     if (op.pullRequest) links.unshift(`<${op.pullRequest.url}|pull request #${op.pullRequest.number}>`);
-    if (op.origin) links.unshift(`from ${slackLink(op.origin.url, `issue #${op.origin.number}`)}`);
+    if (op.origin) {
+      const from = originLabel(op.origin);
+      links.unshift(`from ${slackLink(from.url, from.text)}`);
+    }
     blocks.push(context(`${links.join(' · ')}${finished ? '' : ' · react with :x: to stop'}`));
     return { text: `${op.type} ${op.id} on ${op.repo}: ${op.status}`, blocks };
   }
@@ -375,7 +382,8 @@ export class SlackMessages {
         }
         return undefined;
       case 'phase':
-        if (d.phase === 'plan' && d.plan) return plain(':memo: Plan ready.');
+        if (d.phase === 'plan' && d.plan)
+          return plain(`:memo: Plan ready.${typeof d.note === 'string' ? ` Note: ${escapeSlackText(d.note)}.` : ''}`);
         if (d.phase === 'verify')
           return plain(`:test_tube: Running the repository's checks on ${fileList(d.files) || 'the change'}.`);
         if (d.phase === 'repair') return plain(`:wrench: Repair round ${String(d.round ?? '?')}.`);
@@ -426,6 +434,7 @@ export class SlackMessages {
       case 'slack_thread':
       case 'stuck':
       case 'unstuck':
+      case 'egress_refused':
       case 'plan_step':
       case 'fix_report':
         return undefined;
@@ -456,7 +465,7 @@ export class SlackMessages {
     switch (d.state) {
       case 'revision_queued':
         return plain(
-          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.`,
+          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.${Array.isArray(d.missingPermissions) ? ` Without ${names(d.missingPermissions)} on the GitHub App's installation, the CI job logs were not read.` : ''}`,
         );
       case 'needs_human':
         return plain(
@@ -479,7 +488,10 @@ export class SlackMessages {
   }
 
   #statusNote(to: string | undefined, d: Record<string, unknown>, op: Operation): SlackNote | undefined {
-    const reason = str(d.reason);
+    // An end carries its outcome: the sentence is derived from it, the emoji picked by its code.
+    const ended = Outcome.safeParse(d.outcome);
+    const reason = ended.success ? describeOutcome(ended.data) : str(d.reason);
+    const emoji = ended.success ? OUTCOME_EMOJI[ended.data.code] : undefined;
     const plain = (text: string, milestone: boolean): SlackNote => ({
       text: text.replace(/[*`]/g, '').slice(0, 300),
       blocks: [section(text)],
@@ -505,7 +517,10 @@ export class SlackMessages {
           false,
         );
       case 'rejected':
-        return plain(`:no_entry_sign: ${this.truncate(reason ?? 'Rejected.', OUTPUT_LIMIT, op.id)}`, true);
+        return plain(
+          `${emoji ?? ':no_entry_sign:'} ${this.truncate(reason ?? 'Rejected.', OUTPUT_LIMIT, op.id)}`,
+          true,
+        );
       case 'merged': {
         const text = `:tada: Merged${str(d.mergeSha) ? ` as \`${str(d.mergeSha)!.slice(0, 12)}\`` : ''}.`;
         // The Deploy button: whoever presses it needs the deploy role (checked on click).
@@ -517,11 +532,14 @@ export class SlackMessages {
       case 'failed':
         // The failure report (Summary, Issues, Partial changes, Recommendation) when the job wrote one.
         if (op.failureReport)
-          return plain(`:boom: ${this.truncate(slackMarkdown(op.failureReport), SLACK_TEXT_LIMIT, op.id)}`, true);
-        return plain(`:boom: Failed:\n${this.#codeBlock(reason ?? 'no reason recorded', op.id)}`, true);
+          return plain(
+            `${emoji ?? ':boom:'} ${this.truncate(slackMarkdown(op.failureReport), SLACK_TEXT_LIMIT, op.id)}`,
+            true,
+          );
+        return plain(`${emoji ?? ':boom:'} Failed:\n${this.#codeBlock(reason ?? 'no reason recorded', op.id)}`, true);
       case 'cancelled':
         return plain(
-          `:octagonal_sign: Cancelled: ${this.truncate(reason ?? 'no reason recorded', OUTPUT_LIMIT, op.id)}`,
+          `${emoji ?? ':octagonal_sign:'} Cancelled: ${this.truncate(reason ?? 'no reason recorded', OUTPUT_LIMIT, op.id)}`,
           true,
         );
       default:
@@ -529,6 +547,38 @@ export class SlackMessages {
     }
   }
 }
+
+/**
+ * The emoji a note about an ended operation leads with, per outcome code: a code without one
+ * does not typecheck. Failures a person should act on differently look different.
+ */
+const OUTCOME_EMOJI = {
+  merged: ':tada:',
+  evaluated: ':test_tube:',
+  rejected: ':no_entry_sign:',
+  requested: ':octagonal_sign:',
+  timeout: ':hourglass:',
+  checks_failed: ':boom:',
+  no_change: ':zero:',
+  budget: ':money_with_wings:',
+  stuck: ':repeat:',
+  review_rejected: ':mag:',
+  invalid_plan: ':boom:',
+  invalid_review: ':boom:',
+  model: ':robot_face:',
+  secret_found: ':closed_lock_with_key:',
+  path_refused: ':no_entry:',
+  forbidden: ':no_entry:',
+  conflict: ':twisted_rightwards_arrows:',
+  not_found: ':grey_question:',
+  misconfigured: ':wrench:',
+  install_failed: ':package:',
+  sandbox: ':construction:',
+  forge_unavailable: ':cloud:',
+  git_failed: ':boom:',
+  stalled: ':skull:',
+  internal: ':bug:',
+} as const satisfies Record<OutcomeCode, string>;
 
 /** The report's markdown in Slack's dialect: headings bold, bullets as •; code fences and `code` stay. */
 export function slackMarkdown(markdown: string): string {

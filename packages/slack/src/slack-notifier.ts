@@ -197,7 +197,6 @@ export class SlackNotifier {
         this.#rendered.set(opId, key);
       }
     }
-    await this.#enforceBudget(view, op);
     if (FINAL_STATUSES.has(op.status) && op.deploy?.status !== 'running') {
       await sessions.finish(opId, view.channel, view.rootTs);
       this.#rendered.delete(opId);
@@ -268,12 +267,6 @@ export class SlackNotifier {
       await client.respond(session.responseUrl, { response_type: 'in_channel', replace_original: false, ...message });
     }
     return undefined;
-  }
-
-  async #enforceBudget(session: SlackSession, op: Operation): Promise<void> {
-    const budget = session.budgetUsd;
-    if (budget === undefined || op.status !== 'running' || op.cancelRequested || op.usage.costUsd < budget) return;
-    await this.#deps.actions.cancel(op.id, { user: `budget of $${budget.toFixed(2)}`, source: 'slack' });
   }
 }
 

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { DependencyLayer } from '@pullwright/core';
 
 const run = promisify(execFile);
 
@@ -30,7 +31,9 @@ const COMPLETE = '.pullwright-complete';
  * copy) — never hard links, which a repository's test could write through into the next
  * operation's dependencies. At most `maxEntries` trees are kept; the least recently used
  * goes first. A tree is stored only after a successful install, under a temporary name
- * renamed into place, so a half-written tree is never restored.
+ * renamed into place, so a half-written tree is never restored. Where the sandbox can mount
+ * an overlay, `layer` shows the cached tree without copying it (issue 29): the cache read-only
+ * below, a private directory of the worktree's own above.
  */
 export class DependencyCache {
   constructor(
@@ -56,6 +59,33 @@ export class DependencyCache {
     const now = new Date();
     await utimes(path.join(entry, COMPLETE), now, now);
     return true;
+  }
+
+  /**
+   * The cached tree for `dir` as an overlay layer, undefined on a miss: `dir/node_modules`
+   * becomes an empty mount point, and the layer's writable directories are new (under
+   * `.layers/`, which pruning skips). `dropLayer` removes them when the tree is done.
+   */
+  async layer(key: string, dir: string): Promise<DependencyLayer | undefined> {
+    const entry = path.join(this.root, key);
+    if (!existsSync(path.join(entry, COMPLETE))) return undefined;
+    const own = path.join(this.root, '.layers', randomUUID());
+    const layer = {
+      at: path.join(dir, DIR),
+      lower: path.join(entry, DIR),
+      upper: path.join(own, 'upper'),
+      work: path.join(own, 'work'),
+    };
+    await rm(layer.at, { recursive: true, force: true });
+    for (const d of [layer.at, layer.upper, layer.work]) await mkdir(d, { recursive: true });
+    const now = new Date();
+    await utimes(path.join(entry, COMPLETE), now, now);
+    return layer;
+  }
+
+  /** Removes a layer's writable directories (its tree's writes go with them). */
+  async dropLayer(layer: DependencyLayer): Promise<void> {
+    await rm(path.dirname(layer.upper), { recursive: true, force: true });
   }
 
   /** Keeps `dir`'s tree for the next operation with the same key. */

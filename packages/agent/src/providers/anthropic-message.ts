@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ModelResponse, StopReason, TextBlock, ToolUseBlock } from '../model-provider.ts';
+import type { ModelResponse, ModelUsage, StopReason, TextBlock, ToolUseBlock } from '../model-provider.ts';
 import type { AssistantBlockParam } from './anthropic-turn-memory.ts';
 import { UpstreamProtocolError } from './classify-failure.ts';
 
@@ -93,19 +93,26 @@ export function fromAnthropicMessage(body: unknown): AnthropicReply {
     if (visible) content.push(visible);
     if (kept) raw.push(kept);
   }
-  const u = message.usage;
   return {
     response: {
       content,
       stopReason: stopReason(message.stop_reason),
-      usage: {
-        inputTokens: u.input_tokens ?? 0,
-        outputTokens: u.output_tokens ?? 0,
-        cacheReadTokens: u.cache_read_input_tokens ?? 0,
-        cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
-      },
+      usage: anthropicUsage(message.usage),
       model: message.model,
     },
     raw,
   };
 }
+
+/** A Messages API `usage` object in our convention; the model gateway meters with the same mapping. */
+export function anthropicUsage(u: z.infer<typeof AnthropicMessageSchema>['usage'] | undefined): ModelUsage {
+  return {
+    inputTokens: u?.input_tokens ?? 0,
+    outputTokens: u?.output_tokens ?? 0,
+    cacheReadTokens: u?.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: u?.cache_creation_input_tokens ?? 0,
+  };
+}
+
+/** The usage of a Messages API reply as the gateway sees it (only `usage` is read). */
+export const AnthropicUsageSchema = AnthropicMessageSchema.shape.usage;

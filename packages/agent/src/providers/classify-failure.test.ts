@@ -42,6 +42,8 @@ describe('classifyFailure', () => {
     { err: status(403, 'permission_error'), reason: 'auth' },
     { err: status(400, 'invalid_request_error'), reason: 'bad_request' },
     { err: status(404, 'not_found_error'), reason: 'bad_request' },
+    // The model gateway's refusal past the operation's budget.
+    { err: status(402, 'budget_exceeded_error'), reason: 'budget' },
     { err: status(408), reason: 'timeout' },
     { err: status(409), reason: 'server_error' },
     { err: status(429, 'rate_limit_error'), reason: 'rate_limited' },

@@ -1,4 +1,4 @@
-import type { ProviderFailureReason } from './model-provider-error.ts';
+import { BUDGET_ERROR_TYPE, type ProviderFailureReason } from './model-provider-error.ts';
 
 export interface UpstreamFailure {
   reason: ProviderFailureReason;
@@ -49,6 +49,8 @@ export function retryAfterMs(headers: unknown, now: number = Date.now()): number
 
 function reasonForStatus(status: number): ProviderFailureReason {
   if (status === 401 || status === 403) return 'auth';
+  // 402 is how the model gateway refuses a call past the operation's budget.
+  if (status === 402) return 'budget';
   if (status === 408) return 'timeout';
   if (status === 429) return 'rate_limited';
   // 529 is Anthropic's "overloaded"; 503 is how most proxies and local servers say the same.
@@ -72,6 +74,8 @@ function reasonForErrorType(type: string | undefined): ProviderFailureReason | u
     case 'authentication_error':
     case 'permission_error':
       return 'auth';
+    case BUDGET_ERROR_TYPE:
+      return 'budget';
     case 'invalid_request_error':
     case 'not_found_error':
     case 'request_too_large':

@@ -13,7 +13,12 @@ export type ProviderFailureReason =
   | 'cancelled'
   | 'auth'
   | 'bad_request'
-  | 'invalid_response';
+  | 'invalid_response'
+  /** The model gateway refused the call: it would cross the operation's budget. */
+  | 'budget';
+
+/** The error `type` (and HTTP 402) the model gateway answers a call past the operation's budget with. */
+export const BUDGET_ERROR_TYPE = 'budget_exceeded_error';
 
 const TRANSIENT: ReadonlySet<ProviderFailureReason> = new Set([
   'rate_limited',
@@ -29,6 +34,7 @@ export function isTransientFailure(reason: ProviderFailureReason): boolean {
 
 function codeFor(reason: ProviderFailureReason): ErrorCode {
   if (reason === 'cancelled') return 'cancelled';
+  if (reason === 'budget') return 'budget_exhausted';
   return isTransientFailure(reason) ? 'unavailable' : 'agent_failed';
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { ModelResponse, StopReason, TextBlock, ToolUseBlock } from '../model-provider.ts';
+import type { ModelResponse, ModelUsage, StopReason, TextBlock, ToolUseBlock } from '../model-provider.ts';
 import { UpstreamProtocolError } from './classify-failure.ts';
 
 const count = z.number().nonnegative().nullish();
@@ -86,19 +86,26 @@ export function fromChatCompletion(body: unknown, requestedModel: string): Model
       input: parseArguments(call.function.arguments),
     });
   });
-  const usage = completion.usage;
+  return {
+    content,
+    stopReason: refusal !== '' ? 'refusal' : stopReason(choice.finish_reason, calls.length > 0),
+    usage: chatCompletionUsage(completion.usage),
+    model: completion.model ?? requestedModel,
+  };
+}
+
+/** The usage of a chat completion (or its last streamed chunk) as the gateway sees it. */
+export const ChatCompletionUsageSchema = CompletionSchema.shape.usage;
+
+/** A chat completion's `usage` in our convention; the model gateway meters with the same mapping. */
+export function chatCompletionUsage(usage: z.infer<typeof ChatCompletionUsageSchema>): ModelUsage {
   const prompt = usage?.prompt_tokens ?? 0;
   const cacheRead = usage?.prompt_tokens_details?.cached_tokens ?? 0;
   const cacheWrite = usage?.prompt_tokens_details?.cache_write_tokens ?? 0;
   return {
-    content,
-    stopReason: refusal !== '' ? 'refusal' : stopReason(choice.finish_reason, calls.length > 0),
-    usage: {
-      inputTokens: Math.max(0, prompt - cacheRead - cacheWrite),
-      outputTokens: usage?.completion_tokens ?? 0,
-      cacheReadTokens: cacheRead,
-      cacheWriteTokens: cacheWrite,
-    },
-    model: completion.model ?? requestedModel,
+    inputTokens: Math.max(0, prompt - cacheRead - cacheWrite),
+    outputTokens: usage?.completion_tokens ?? 0,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
   };
 }

@@ -42,8 +42,8 @@ export const forgeSettings = envSection(
       readBy: READ_BY.every,
     }),
     GITHUB_APP_PRIVATE_KEY: envVariable(text, {
-      doc: "The GitHub App's private key: the PEM text or the path of the downloaded .pem file.",
-      readBy: READ_BY.every,
+      doc: "The GitHub App's private key: the PEM text or the path of the downloaded .pem file. The API holds it and mints each job's token (its credential broker); a worker holds it only without WORKER_TOKEN.",
+      readBy: READ_BY.api,
       secret: true,
     }),
     GITHUB_WEBHOOK_SECRET: envVariable(text, {
@@ -83,11 +83,6 @@ export const forgeSettings = envSection(
   {
     check: (env) => {
       const issues: EnvIssue[] = [];
-      if (env.FORGE === 'github') {
-        for (const variable of ['GITHUB_APP_ID', 'GITHUB_APP_PRIVATE_KEY'] as const) {
-          if (!env[variable]) issues.push({ variable, reason: 'required when FORGE=github' });
-        }
-      }
       if (Boolean(env.GITHUB_CLIENT_ID) !== Boolean(env.GITHUB_CLIENT_SECRET)) {
         const variable = env.GITHUB_CLIENT_ID ? 'GITHUB_CLIENT_SECRET' : 'GITHUB_CLIENT_ID';
         issues.push({ variable, reason: 'GitHub sign-in needs both the client id and secret' });

@@ -4,7 +4,9 @@ import {
   isPullwrightError,
   isTransientError,
   type Logger,
+  mapOutcomeText,
   type Operation,
+  outcomeOfError,
   withoutHostPaths,
 } from '@pullwright/core';
 import { syncIssueTracking } from '../issue-tracking.ts';
@@ -50,7 +52,7 @@ export interface JobDefinition<C extends FrameContext> {
   /** Between steps: a reason to stop now (a cancel request), or undefined. */
   interrupted?(ctx: C): Promise<StopOperation | undefined>;
   /**
-   * The one place this job ends an operation that stopped: a status and a reason. `ctx.op`
+   * The one place this job ends an operation that stopped, with the stop's outcome. `ctx.op`
    * is fresh from the store; an operation already final (ended elsewhere) is left as it is,
    * except by a deploy, which runs on a merged operation and records its own outcome.
    */
@@ -59,11 +61,11 @@ export interface JobDefinition<C extends FrameContext> {
   release(ctx: C, finished: boolean): Promise<void>;
 }
 
-/** Any error as a stop: our own errors keep their message; anything else is an internal error. */
+/** Any error as a stop: our own errors by their code (`outcomeOfError`); anything else is an internal error. */
 function asStop(err: unknown): StopOperation {
   if (err instanceof StopOperation) return err;
-  if (isPullwrightError(err)) return new StopOperation('failed', err.message);
-  return new StopOperation('failed', `internal error: ${(err as Error)?.message ?? String(err)}`);
+  if (isPullwrightError(err)) return new StopOperation(outcomeOfError(err.code, err.message));
+  return new StopOperation({ code: 'internal', detail: (err as Error)?.message ?? String(err) });
 }
 
 /**
@@ -135,10 +137,10 @@ async function framedJob<C extends FrameContext>(
     const stop = asStop(err);
     if (!(err instanceof StopOperation) && !isPullwrightError(err)) log.error({ err }, 'job crashed');
     ctx.op = await deps.store.get(opId);
-    // Every reason an operation ends with passes here: no secret, no absolute path of this host.
-    const reason = withoutHostPaths(deps.redactor.redact(stop.reason));
-    log.info({ status: stop.status, reason }, 'job stopped');
-    const ended = await def.stop(ctx, new StopOperation(stop.status, reason, stop.kind));
+    // Every outcome an operation ends with passes here: no secret, no absolute path of this host.
+    const cleaned = new StopOperation(mapOutcomeText(stop.outcome, (t) => withoutHostPaths(deps.redactor.redact(t))));
+    log.info({ status: cleaned.status, code: cleaned.outcome.code, reason: cleaned.reason }, 'job stopped');
+    const ended = await def.stop(ctx, cleaned);
     await syncIssueTracking(deps, ended);
     return ended;
   } finally {

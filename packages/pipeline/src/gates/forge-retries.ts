@@ -41,10 +41,11 @@ export async function withForgeRetries<T>(
       const elapsed = Date.now() - started;
       const budgetLeft = budget.limits.wallMs - budget.spent.wallMs;
       if (elapsed + delay > ctx.deps.forgeRetryMs || delay > budgetLeft) {
-        throw new StopOperation(
-          'failed',
-          `${forgeName(ctx)} is unavailable: ${doing} was tried ${attempt} times over ${Math.round(elapsed / 1000)} s; ${err.message}`,
-        );
+        throw new StopOperation({
+          code: 'forge_unavailable',
+          forge: forgeName(ctx),
+          detail: `${doing} was tried ${attempt} times over ${Math.round(elapsed / 1000)} s; ${err.message}`,
+        });
       }
       ctx.log.warn({ attempt, delayMs: delay, err: err.message }, `forge unavailable while ${doing}; retrying`);
       await new Promise((resolve) => setTimeout(resolve, delay));

@@ -37,10 +37,10 @@ export async function publishChange(
     return { auth, remoteSha: await workspace.remoteBranchSha(ws.dir, branch, auth) };
   });
   if (remoteSha && !(await workspace.isAncestor(ws.dir, remoteSha, headSha))) {
-    throw new StopOperation(
-      'failed',
-      `branch ${branch} on the forge has commits this operation did not make (${remoteSha.slice(0, 12)}); not overwriting them`,
-    );
+    throw new StopOperation({
+      code: 'conflict',
+      detail: `branch ${branch} on the forge has commits this operation did not make (${remoteSha.slice(0, 12)}); not overwriting them`,
+    });
   }
   await passGate(ctx, headSha, remoteSha ? [startSha, remoteSha] : [startSha], publish.texts);
   if (remoteSha !== headSha)
@@ -103,10 +103,11 @@ async function passGate(
     const content = await listPushContent(ws.dir, headSha, since);
     // A nested repository is refused like a protected path, whoever committed it.
     if (content.gitlinks.length > 0)
-      throw new StopOperation(
-        'failed',
-        `commit blocked: the change adds a nested git repository (gitlink) at ${content.gitlinks.join(', ')}; nested repositories are never published`,
-      );
+      throw new StopOperation({
+        code: 'path_refused',
+        path: content.gitlinks.join(', '),
+        detail: 'the change adds a nested git repository (gitlink) there; nested repositories are never published',
+      });
     findings = scanPublishableChange(deps.scanner, {
       branch,
       commits: content.commits,
@@ -115,7 +116,7 @@ async function passGate(
     });
   } catch (err) {
     if (err instanceof StopOperation) throw err;
-    throw new StopOperation('failed', `commit blocked: the secret scan failed: ${(err as Error).message}`);
+    throw new StopOperation({ code: 'secret_found', detail: `the secret scan failed: ${(err as Error).message}` });
   }
   ctx.op = await deps.store.patch(
     ctx.opId,
@@ -140,13 +141,13 @@ async function passGate(
   );
   const added = findings.filter((f) => !f.preExisting);
   if (added.length > 0) {
-    throw new StopOperation(
-      'failed',
-      `commit blocked: the change adds ${added.length} secret(s): ${added.map(describeOutboundFinding).join('; ')}`,
-    );
+    throw new StopOperation({
+      code: 'secret_found',
+      detail: `the change adds ${added.length} secret(s): ${added.map(describeOutboundFinding).join('; ')}`,
+    });
   }
   const over = budget.overspent();
-  if (over) throw new StopOperation('failed', `budget exhausted: ${over}`);
+  if (over) throw new StopOperation({ code: 'budget', detail: over });
   await ctx.locks.fence(await deps.workspace.changedFiles(ws.dir, startSha));
 }
 

@@ -20,6 +20,12 @@ export interface WorkspaceGateOptions {
   repoMapTokens: number;
   /** File tool calls per minute (FILE_OPS_PER_MINUTE, default 100). */
   fileOpsPerMinute?: number;
+  /**
+   * Resolves once the tree's install is done (it runs beside the model's reading): the tree
+   * changes only after it, so the install, its scripts and the dependency cache it fills see
+   * the commit as it was, never a model's edit. A failed install rejects with its reason.
+   */
+  installed?: () => Promise<unknown>;
 }
 
 /**
@@ -30,7 +36,7 @@ export interface WorkspaceGateOptions {
  * before the push) and is refused if it adds a secret; the one-file lint reports only what
  * the edit added; file tool calls are held to a rate (a model stuck re-reading or rewriting
  * files is told so, and its operation goes on). Jobs get the gate as a whole: none can pass a
- * partial context.
+ * partial context. Reads go on while the tree's install runs; writes wait for it.
  */
 export class WorkspaceGate {
   readonly guard: PathGuard;
@@ -90,6 +96,7 @@ export class WorkspaceGate {
   }
 
   async #beforeWrite(rel: string, content: string | null): Promise<void> {
+    await this.options.installed?.();
     await this.options.locks.lockForWrite(this.guard.normalize(rel));
     const before = await readFile(await this.guard.resolveForWrite(rel), 'utf8').catch(() => undefined);
     if (content !== null) checkWrite(this.options.scanner, rel, before, content);

@@ -51,15 +51,15 @@ const trainStep: Step<MergeContext> = {
     const pr = op.pullRequest;
     const approvedSha = op.approval?.headSha;
     if (!pr || !approvedSha)
-      throw new StopOperation('failed', 'nothing to merge: no pull request or approval recorded');
+      throw new StopOperation({ code: 'not_found', detail: 'nothing to merge: no pull request or approval recorded' });
     ctx.mergeHead = approvedSha;
     const train = await updateFromBase(op, approvedSha, deps);
     ctx.train = train;
     if (train.kind === 'checks_failed') {
-      throw new StopOperation(
-        'failed',
-        `checks fail after merging ${op.baseBranch} (${train.baseSha.slice(0, 12)}) into the branch; the branch is unchanged.\n${train.reason}`,
-      );
+      throw new StopOperation({
+        code: 'checks_failed',
+        detail: `after merging ${op.baseBranch} (${train.baseSha.slice(0, 12)}) into the branch; the branch is unchanged.\n${train.reason}`,
+      });
     }
     if (train.kind === 'conflict') {
       ctx.op = await reviseConflict(ctx, train);
@@ -110,7 +110,7 @@ const mergeStep: Step<MergeContext> = {
       expectedHeadSha: ctx.mergeHead!,
       message: `Merge pull request #${pr.number} from ${op.branch}\n\nPullwright-Operation: ${op.id}`,
     });
-    ctx.op = await deps.store.transition(ctx.opId, 'merged', { mergeSha }, { mergeSha });
+    ctx.op = await deps.store.end(ctx.opId, { code: 'merged' }, { mergeSha }, { mergeSha });
     if (op.branch) await deps.branches.drop(op.repo, op.branch);
     // Deploys run as their own job when the policy says `on_merge`.
     ctx.op = (await deps.deployer.deployAfterMerge(ctx.opId)) ?? ctx.op;
@@ -194,9 +194,7 @@ export const MERGE_JOB: JobDefinition<MergeContext> = {
   context: (deps, op, log) => ({ deps, kind: 'merge', opId: op.id, op, log, handedOver: false, lockHeld: false }),
   steps: [mergeLockStep, trainStep, mergeStep],
   stop: async (ctx, stop) =>
-    FINAL_STATUSES.has(ctx.op.status)
-      ? ctx.op
-      : ctx.deps.store.transition(ctx.opId, 'failed', { error: `merge failed: ${stop.reason}` }),
+    FINAL_STATUSES.has(ctx.op.status) ? ctx.op : ctx.deps.store.end(ctx.opId, stop.outcome, {}, { job: 'merge' }),
   async release(ctx) {
     const { deps, op } = ctx;
     if (ctx.lockHeld)

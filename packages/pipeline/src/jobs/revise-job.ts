@@ -91,7 +91,7 @@ const feedbackStep: Step<ReviseContext> = {
     const { deps, job } = ctx;
     const pr = ctx.op.pullRequest;
     if (!pr || !ctx.op.branch)
-      throw new StopOperation('failed', 'nothing to revise: the operation has no pull request');
+      throw new StopOperation({ code: 'not_found', detail: 'nothing to revise: the operation has no pull request' });
     const items = [...job.feedback];
     if (job.reviewId !== undefined) {
       for (const c of await deps.forge.listReviewComments(ctx.op.repo, pr.number, job.reviewId)) {
@@ -112,7 +112,8 @@ const feedbackStep: Step<ReviseContext> = {
       seen.add(key);
       return true;
     });
-    if (ctx.feedback.length === 0) throw new StopOperation('failed', 'the review has no comments to act on');
+    if (ctx.feedback.length === 0)
+      throw new StopOperation({ code: 'no_change', detail: 'the review has no comments to act on' });
     // The ledger round: who asked what, against the head they saw. A retried job records it again, once.
     const known = ctx.op.ledger?.find((r) => r.requestId === job.requestId);
     ctx.op = await deps.store.update(
@@ -187,8 +188,11 @@ const reviseAgentStep: Step<ReviseContext> = {
     }).finally(() => mcp.close());
     if (result.stop !== 'completed') {
       const reason = result.reason ?? result.stop;
-      if (result.stop === 'stopped') throw new StopOperation('cancelled', reason);
-      throw new StopOperation('failed', `${result.stop === 'budget' ? 'budget exhausted' : result.stop}: ${reason}`);
+      throw new StopOperation(
+        result.stop === 'stopped'
+          ? { code: 'requested', detail: reason }
+          : { code: result.stop === 'budget' ? 'budget' : 'model', detail: reason },
+      );
     }
     ctx.replies = parseReplies(deps.redactor.redact(result.finalText), ctx.feedback);
     return { turns: result.turns };
@@ -339,7 +343,12 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
     const current = await deps.store.get(ctx.opId);
     if (current.status !== 'running') return current;
     if (current.cancelRequested || stop.status === 'cancelled')
-      return deps.store.transition(ctx.opId, 'cancelled', { error: `cancelled during a revision: ${stop.reason}` });
+      return deps.store.end(
+        ctx.opId,
+        stop.status === 'cancelled' ? stop.outcome : { code: 'requested' },
+        {},
+        { job: 'revise' },
+      );
     // Someone may have pushed meanwhile (one way a revision fails): approvals bind to the real head.
     const pr = current.pullRequest;
     const head = pr

@@ -113,7 +113,7 @@ const recordStep: Step<WorkContext> = {
       message: `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`,
       trailers: { 'Pullwright-Operation': op.id },
     });
-    ctx.op = await ctx.deps.store.transition(ctx.opId, 'evaluated', {}, { headSha });
+    ctx.op = await ctx.deps.store.end(ctx.opId, { code: 'evaluated' }, {}, { headSha });
     return { headSha, files: ctx.op.filesChanged.length };
   },
 };
@@ -146,12 +146,9 @@ export const RUN_JOB: JobDefinition<WorkContext> = {
   async stop(ctx, stop) {
     const { deps } = ctx;
     if (FINAL_STATUSES.has(ctx.op.status)) return ctx.op;
-    if (stop.status === 'cancelled') return deps.store.transition(ctx.opId, 'cancelled', { error: stop.reason });
+    if (stop.status === 'cancelled') return deps.store.end(ctx.opId, stop.outcome);
     const failureReport = await failureReportOf(ctx, stop, `${ctx.op.type} failed`);
-    const op = await deps.store.transition(ctx.opId, 'failed', {
-      error: stop.reason,
-      ...(failureReport ? { failureReport } : {}),
-    });
+    const op = await deps.store.end(ctx.opId, stop.outcome, failureReport ? { failureReport } : {});
     if (op.pullRequest && failureReport)
       await deps.forge
         .upsertTrackingComment(op.repo, op.pullRequest.number, trackingBody(op, failureReport))

@@ -35,8 +35,9 @@ export function workContext(
 /** Between steps of a job that changes code: an operation ended elsewhere, or a cancel request. */
 export async function workInterrupted(ctx: WorkContext): Promise<StopOperation | undefined> {
   const cur = await ctx.deps.store.get(ctx.opId);
-  if (FINAL_STATUSES.has(cur.status)) return new StopOperation('cancelled', `operation is ${cur.status}`);
-  if (cur.status === 'running' && cur.cancelRequested) return new StopOperation('cancelled', 'cancelled on request');
+  if (FINAL_STATUSES.has(cur.status))
+    return new StopOperation({ code: 'requested', detail: `operation is ${cur.status}` });
+  if (cur.status === 'running' && cur.cancelRequested) return new StopOperation({ code: 'requested' });
   return undefined;
 }
 
@@ -45,6 +46,7 @@ export const releaseWork: JobDefinition<WorkContext>['release'] = async (ctx, fi
   const { deps, log } = ctx;
   // A baseline still running beside the model ends with the job (and gives back its checkout).
   await baselineAtEnd(ctx);
+  await ctx.work?.dependencies.release().catch((err) => log.warn({ err }, 'dependency layer cleanup failed'));
   await ctx.locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
   await deps.forge.revokeToken(ctx.op.repo, ctx.tokenHolder).catch((err) => log.warn({ err }, 'token revoke failed'));
   // Kept when the job will run again: its work (and its conversation) resumes from there.
@@ -111,8 +113,7 @@ async function buildReport(ctx: WorkContext, stop: StopOperation, title: string)
     failureReport({
       title,
       request: op.description.split('\n')[0]!,
-      reason: stop.reason,
-      kind: stop.kind,
+      outcome: stop.outcome,
       issues,
       files,
       keptDiff,

@@ -23,7 +23,6 @@ export function openJobToolbox(ctx: WorkContext): Promise<McpToolbox> {
             cwd: ws.dir,
             root: ws.dir,
             readOnlyRoot: true,
-            network: false,
             timeoutMs: budget.limits.wallMs,
           })
       : undefined,

@@ -2,7 +2,8 @@ import { type BaselineCheck, failureFingerprint } from '@pullwright/agent';
 import type { CommandRunner } from '@pullwright/sandbox';
 import type { Step } from '../frame/job-frame.ts';
 import { type CheckResultCache, commandLines, RepoChecks, type RepoCommands } from '../repo-checks.ts';
-import { dependencyCacheOf, installDependencies } from './install-dependencies.ts';
+import { dependencyCacheOf, installDependencies, operationEgress } from './install-dependencies.ts';
+import { TreeDependencies } from './tree-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
 /** Every check once on a tree, as a baseline entry (with the fingerprint of a failure). */
@@ -34,7 +35,8 @@ const summary = (baseline: Record<string, BaselineCheck>) =>
  * baseline: how the checks do on the base commit, so only new failures count — for a run
  * and for every revision alike. Stored per (repository, base sha, check commands). When no
  * operation has computed it yet it runs beside the model's loop, in a checkout of the base
- * of its own (dependencies from the cache the install step just filled): the model needs it
+ * of its own (dependencies from the cache the worktree's install fills: it waits for that
+ * install rather than running a second one beside it): the model needs it
  * only when its change is judged, and its first call should not wait for a whole suite.
  * Its runs go to the check cache, so the model's reproduction on the untouched base waits
  * for the same run instead of starting a second one. A `step` event (`state: 'ready'`) says
@@ -44,7 +46,7 @@ export const baselineStep: Step<WorkContext> = {
   name: 'baseline',
   async run(ctx) {
     const { deps } = ctx;
-    const { commands, baseSha } = workOf(ctx);
+    const { commands, baseSha, dependencies } = workOf(ctx);
     const repo = ctx.op.repo;
     const lines = commandLines(commands);
     const stored = await deps.baselines.stored(repo, baseSha, lines);
@@ -56,14 +58,28 @@ export const baselineStep: Step<WorkContext> = {
     const started = Date.now();
     ctx.baselineRun = run;
     ctx.baseline = deps.workspace.withTemporaryWorktree(repo, baseSha, async (dir) => {
-      await installDependencies(
-        deps.runner,
-        commands.install,
-        dir,
-        deps.redactor,
-        await dependencyCacheOf(deps, repo, baseSha),
+      // The worktree's install fills the cache this one reads; its failure ends the job elsewhere.
+      await dependencies.ready().catch(() => undefined);
+      const tree = new TreeDependencies(deps.dependencies);
+      const cached = await dependencyCacheOf(deps, repo, baseSha);
+      tree.begin((signal) =>
+        installDependencies(
+          deps.runner,
+          commands.install,
+          dir,
+          deps.redactor,
+          operationEgress(deps, ctx.opId, 'baseline'),
+          cached && { ...cached, layer: true },
+          signal,
+        ),
       );
-      const baseline = await runBaseline(dir, commands, deps.runner, { results: deps.checkResults, repo }, run.signal);
+      const baseline = await runBaseline(
+        dir,
+        commands,
+        tree.runner(deps.runner),
+        { results: deps.checkResults, repo },
+        run.signal,
+      ).finally(() => tree.release());
       await deps.baselines.store(repo, baseSha, lines, baseline);
       await deps.events.append(ctx.opId, 'step', {
         step: 'baseline',

@@ -1,20 +1,42 @@
 import type { Step } from '../frame/job-frame.ts';
-import { dependencyCacheOf, installDependencies } from './install-dependencies.ts';
+import { dependencyCacheOf, installDependencies, operationEgress } from './install-dependencies.ts';
 import { type WorkContext, workOf } from './work-context.ts';
 
-/** install: the repository's dependencies in this job's worktree, before the baseline and the model. */
+/**
+ * install: the repository's dependencies in this job's worktree, beside the model's first
+ * turns (issue 29): planning needs none, so the model starts as soon as the worktree exists.
+ * The worktree's commands (checks, lint, verification) wait for it through the tree's runner,
+ * and a failed install fails the job at the first of them, with the install's output. A
+ * `step` event (`state: 'ready'`) says when it is done and how (cache layer, copy, install).
+ */
 export const installStep: Step<WorkContext> = {
   name: 'install',
   async run(ctx) {
-    const { commands, ws, baseSha } = workOf(ctx);
-    if (!commands.install) return { skipped: 'no install command' };
-    const how = await installDependencies(
-      ctx.deps.runner,
-      commands.install,
-      ws.dir,
-      ctx.deps.redactor,
-      await dependencyCacheOf(ctx.deps, ctx.op.repo, baseSha),
-    );
-    return { command: commands.install.command, how };
+    const { deps } = ctx;
+    const { commands, ws, baseSha, dependencies } = workOf(ctx);
+    const started = Date.now();
+    dependencies.begin(async (signal) => {
+      const cached = await dependencyCacheOf(deps, ctx.op.repo, baseSha);
+      const installed = await installDependencies(
+        deps.runner,
+        commands.install,
+        ws.dir,
+        deps.redactor,
+        operationEgress(deps, ctx.op.id, 'install'),
+        cached && { ...cached, layer: true },
+        signal,
+      );
+      await deps.events.append(ctx.opId, 'step', {
+        step: 'install',
+        state: 'ready',
+        job: ctx.kind,
+        durationMs: Date.now() - started,
+        how: installed.how,
+      });
+      return installed;
+    });
+    return commands.install
+      ? { command: commands.install.command, beside: 'the model' }
+      : { skipped: 'no install command' };
   },
 };

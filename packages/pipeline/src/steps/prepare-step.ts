@@ -9,6 +9,7 @@ import { operationBudget } from '../operation-accounting.ts';
 import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
 import { RunRecord } from '../run-record.ts';
 import { checkEvent } from './check-events.ts';
+import { TreeDependencies } from './tree-dependencies.ts';
 import type { WorkContext } from './work-context.ts';
 
 /**
@@ -28,10 +29,11 @@ export const prepareStep: Step<WorkContext> = {
     // An evaluation attempt's worktree holds its base alone, but the worker's disk holds the
     // mirror and its later history: code the model writes must not run where it can read it.
     if (ctx.op.eval && !deps.runner.sandboxed)
-      throw new StopOperation(
-        'failed',
-        'an evaluation attempt needs the sandbox: under SANDBOX=none the code it runs could read the history that followed its base; set SANDBOX=bubblewrap or docker',
-      );
+      throw new StopOperation({
+        code: 'misconfigured',
+        detail:
+          'an evaluation attempt needs the sandbox: under SANDBOX=none the code it runs could read the history that followed its base; set SANDBOX=bubblewrap or docker',
+      });
     // A token of this job's own (GitHub: scoped to this repository), revoked when the job ends.
     const auth = await forge.gitAuth(repo, ctx.tokenHolder);
     const cloneUrl = forge.cloneUrl(repo);
@@ -47,7 +49,11 @@ export const prepareStep: Step<WorkContext> = {
       firstRun ? Date.parse(ctx.op.createdAt) : Number.POSITIVE_INFINITY,
     );
     const baseSha = ctx.op.baseSha ?? (await workspace.branchSha(repo, ctx.op.baseBranch));
-    if (!baseSha) throw new StopOperation('failed', `base branch ${ctx.op.baseBranch} does not exist in ${repo}`);
+    if (!baseSha)
+      throw new StopOperation({
+        code: 'not_found',
+        detail: `base branch ${ctx.op.baseBranch} does not exist in ${repo}`,
+      });
     // The base files every job reads, in one git call. The one parse of the base commit's
     // .pullwright.yml: the policy and the check commands.
     const [fileText, packageJson] = await workspace.readManyAt(repo, baseSha, ['.pullwright.yml', 'package.json']);
@@ -56,7 +62,8 @@ export const prepareStep: Step<WorkContext> = {
     const policy = deps.approvalPolicy.policyOf(ctx.op);
 
     const branch = ctx.op.branch ?? (ctx.kind === 'run' ? branchNameFor(ctx.op, policy.branches.prefix) : undefined);
-    if (!branch) throw new StopOperation('failed', 'nothing to revise: the operation has no branch');
+    if (!branch)
+      throw new StopOperation({ code: 'not_found', detail: 'nothing to revise: the operation has no branch' });
     if (ctx.kind === 'revise') await workspace.remove(ctx.worktreeId, repo);
     const ws = await workspace.prepare({
       opId: ctx.worktreeId,
@@ -72,7 +79,11 @@ export const prepareStep: Step<WorkContext> = {
     let startSha = baseSha;
     if (ctx.kind === 'revise') {
       const head = await workspace.branchSha(repo, branch);
-      if (!head) throw new StopOperation('failed', `branch ${branch} is gone from the forge: nothing to revise`);
+      if (!head)
+        throw new StopOperation({
+          code: 'not_found',
+          detail: `branch ${branch} is gone from the forge: nothing to revise`,
+        });
       await gitClient(ws.dir).raw(['reset', '--quiet', '--hard', head]);
       startSha = head;
     }
@@ -83,10 +94,10 @@ export const prepareStep: Step<WorkContext> = {
       deps.checkTimeoutMs,
     );
     if (!commands.checks.test)
-      throw new StopOperation(
-        'failed',
-        'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
-      );
+      throw new StopOperation({
+        code: 'misconfigured',
+        detail: 'no test command found: add checks.test to .pullwright.yml or a "test" script to package.json',
+      });
     const record = await RunRecord.open(deps.artifacts, ctx.opId, deps.redactor);
     // issue 31: what the model knows — the base commit's instruction files, and the MCP servers.
     const mcpServers = resolveMcpServers(deps.approvalPolicy.service, repoFile);
@@ -98,9 +109,12 @@ export const prepareStep: Step<WorkContext> = {
         skipped: [...instructions.skipped],
       });
     const reportCheck = checkEvent(deps.events, ctx.opId);
+    // Installed beside the model (the install step): the worktree's commands wait for it.
+    const dependencies = new TreeDependencies(deps.dependencies);
+    const runner = dependencies.runner(deps.runner);
     // The worker's results by tree: the baseline's run answers the model's first run on the
     // untouched base, and the model's last run answers the verification of the same tree.
-    const checks = new RepoChecks(ws.dir, commands, deps.runner, {
+    const checks = new RepoChecks(ws.dir, commands, runner, {
       onRun: async (run) => {
         await record.checkRun(run);
         await reportCheck(run);
@@ -113,10 +127,11 @@ export const prepareStep: Step<WorkContext> = {
       scanner: deps.scanner,
       locks: ctx.locks,
       checks,
-      runner: deps.runner,
+      runner,
       lintFile: commands.lintFile,
       repoMapTokens: deps.repoMapTokens,
       fileOpsPerMinute: deps.fileOpsPerMinute,
+      installed: () => dependencies.ready(),
     });
     const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
     ctx.work = {
@@ -126,6 +141,7 @@ export const prepareStep: Step<WorkContext> = {
       baseSha,
       startSha,
       commands,
+      dependencies,
       checks,
       gate,
       budget,

@@ -1,4 +1,4 @@
-import { numberPlan, type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
+import { numberPlan, type SolveOutcome, type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
 import { artifactAppender, KEPT_DIFF_ARTIFACT, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import type { Step } from '../frame/job-frame.ts';
@@ -47,10 +47,20 @@ function targetFilesOf(ctx: WorkContext): string[] {
     try {
       rel = gate.guard.normalize(file);
     } catch (err) {
-      throw new StopOperation('failed', `targetFiles: ${file} is refused: ${(err as Error).message}`);
+      throw new StopOperation({
+        code: 'path_refused',
+        field: 'targetFiles',
+        path: file,
+        detail: (err as Error).message,
+      });
     }
     if (gate.guard.isProtected(rel))
-      throw new StopOperation('failed', `targetFiles: ${file} is refused: a protected path no operation may change`);
+      throw new StopOperation({
+        code: 'path_refused',
+        field: 'targetFiles',
+        path: file,
+        detail: 'a protected path no operation may change',
+      });
     return rel;
   });
 }
@@ -127,7 +137,7 @@ export const solveStep: Step<WorkContext> = {
             timeoutMs: deps.planConfirmationTimeoutMs ?? DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS,
           });
           ctx.confirmationWaitMs += Date.now() - waitStarted;
-          if (!outcome.go) throw new StopOperation('cancelled', outcome.reason);
+          if (!outcome.go) throw new StopOperation(outcome.stop);
           plan = planWithNote(planned, outcome.confirmation);
         }
         await record.plan(numberPlan(plan));
@@ -136,7 +146,7 @@ export const solveStep: Step<WorkContext> = {
         await ctx.locks.lockDeclared(files, {
           shouldStop: async () => {
             const why = await stopReason(ctx);
-            if (why) throw new StopOperation('cancelled', why);
+            if (why) throw new StopOperation({ code: 'requested', detail: why });
           },
           onWait: async (heldBy) => {
             const waiting = {
@@ -171,34 +181,27 @@ export const solveStep: Step<WorkContext> = {
       },
       { type: 'checkpoint', data: { step: 'agent_result', outcome: result.outcome } },
     );
-    if (result.outcome !== 'ready') throw await stopForOutcome(ctx, result);
+    if (result.outcome !== 'ready') throw await stopForOutcome(ctx, { ...result, outcome: result.outcome });
     ctx.finalChecks = result.checks;
     return { outcome: result.outcome, repairs: result.repairs };
   },
 };
 
-/** Maps an unfinished agent run to the operation's end, with the reason a person needs. */
-async function stopForOutcome(ctx: WorkContext, result: SolveResult): Promise<StopOperation> {
+/** Maps an unfinished agent run to the operation's end, with the data a person needs. */
+async function stopForOutcome(
+  ctx: WorkContext,
+  result: SolveResult & { outcome: Exclude<SolveOutcome, 'ready'> },
+): Promise<StopOperation> {
   const { redactor } = ctx.deps;
   const reason = redactor.redact(result.reason ?? result.outcome);
-  if (result.outcome === 'stopped') return new StopOperation('cancelled', reason);
-  const saved = result.outcome === 'budget' || result.outcome === 'stuck' ? await keepWork(ctx) : undefined;
-  const kept = saved ? ` (the work so far is kept in ${saved})` : '';
+  if (result.outcome === 'stopped') return new StopOperation({ code: 'requested', detail: reason });
   const failing = result.newFailures[0] ? `\n${checkFailureText(result.newFailures[0], redactor)}` : '';
-  const label: Record<string, string> = {
-    budget: 'budget exhausted',
-    stuck: 'stuck',
-    checks_failed: 'checks failed',
-    review_rejected: 'review rejected the change',
-    invalid_plan: 'invalid plan',
-    invalid_review: 'invalid review',
-    no_changes: 'no changes',
-  };
-  return new StopOperation(
-    'failed',
-    `${label[result.outcome] ?? result.outcome}: ${reason}${kept}${failing}`,
-    result.outcome,
-  );
+  const detail = `${reason}${failing}`;
+  if (result.outcome === 'budget' || result.outcome === 'stuck') {
+    const kept = await keepWork(ctx);
+    return new StopOperation({ code: result.outcome, detail, ...(kept ? { kept } : {}) });
+  }
+  return new StopOperation({ code: result.outcome === 'no_changes' ? 'no_change' : result.outcome, detail });
 }
 
 /**

@@ -24,7 +24,7 @@ export const verifyStep: Step<WorkContext> = {
     const { ws, startSha, baseSha, checks } = workOf(ctx);
     const changed = await deps.workspace.changedFiles(ws.dir, startSha);
     if (changed.length === 0) {
-      if (ctx.kind === 'run') throw new StopOperation('failed', 'the model made no changes');
+      if (ctx.kind === 'run') throw new StopOperation({ code: 'no_change', detail: 'the model made no changes' });
       // The head is unchanged, so its checks stand: the event says so (every view reads
       // `passed`; without it the timeline showed a red "Checks failed" for a no-change revision).
       return { files: [], passed: true, unchanged: true };
@@ -52,7 +52,8 @@ export const verifyStep: Step<WorkContext> = {
       },
       { type: 'checkpoint', data: { step: 'checks', passed: blocking.length === 0 } },
     );
-    if (blocking[0]) throw new StopOperation('failed', checkFailureText(blocking[0], deps.redactor));
+    if (blocking[0])
+      throw new StopOperation({ code: 'checks_failed', detail: checkFailureText(blocking[0], deps.redactor) });
     ctx.finalChecks = runs;
     return { files: changed, passed: true, preExisting: runs.filter((r) => !r.passed).map((r) => r.name) };
   },

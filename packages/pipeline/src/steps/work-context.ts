@@ -7,6 +7,7 @@ import type { WorkspaceGate } from '../gates/workspace-gate.ts';
 import type { OperationFileLocks } from '../operation-file-locks.ts';
 import type { RepoChecks, RepoCommands } from '../repo-checks.ts';
 import type { RunRecord } from '../run-record.ts';
+import type { TreeDependencies } from './tree-dependencies.ts';
 
 /** What the prepare step sets up; every later step of a run or a revision reads it. */
 export interface PreparedWork {
@@ -19,6 +20,8 @@ export interface PreparedWork {
   startSha: string;
   /** Install, checks and lint, as the base commit configures them. */
   commands: RepoCommands;
+  /** The worktree's dependencies, installed beside the model; `checks` and the gate's commands wait for them. */
+  dependencies: TreeDependencies;
   /** The checks in this job's worktree, reporting each run as a `check` event. */
   checks: RepoChecks;
   gate: WorkspaceGate;

@@ -1,0 +1,77 @@
+import {
+  anthropicStream,
+  type Responder,
+  type ScriptedServer,
+  sse,
+  startScriptedServer,
+} from '@pullwright/agent/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REQUESTER, type SlackSystem, startSlackSystem } from './support/fake-slack-system.ts';
+import { createSampleRepo } from './support/sample-repo.ts';
+
+// Planted: it must reach the model server as a credential and nothing else.
+const ANTHROPIC_KEY = 'sk-ant-api03-BUDGETbudgetBUDGETbudget0123456789abcdef';
+const MODEL = 'claude-sonnet-5-5';
+// The price table's claude-sonnet-5-5: $2 / $10 / $0.1 per million input / output / cache-read tokens.
+const usage = { input_tokens: 1200, output_tokens: 150, cache_read_input_tokens: 800 };
+const CALL_COST = (1200 * 2 + 150 * 10 + 800 * 0.1) / 1e6;
+const BUDGET = 0.01;
+/** The budget is checked before each call: the calls it takes to reach it, the last one crossing it. */
+const CALLS_TO_BUDGET = Math.ceil(BUDGET / CALL_COST);
+
+const text = (t: string): Responder =>
+  sse(anthropicStream({ content: [{ type: 'text', text: t }], stop_reason: 'end_turn', usage, model: MODEL }));
+const readFile = (i: number): Responder =>
+  sse(
+    anthropicStream({
+      content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'read_file', input: { path: 'src/slugify.js' } }],
+      stop_reason: 'tool_use',
+      usage,
+      model: MODEL,
+    }),
+  );
+const plan = {
+  summary: 'slugify replaces only the first space.',
+  steps: [{ title: 'Fix slugify', files: ['src/slugify.js'], acceptance: 'npm test passes' }],
+  risks: [],
+};
+
+describe('Slack --budget is the operation’s own cost cap', () => {
+  let s: SlackSystem | undefined;
+  let server: ScriptedServer | undefined;
+  afterEach(async () => {
+    await s?.stop();
+    await server?.close();
+  });
+
+  it('with IDENTITIES set, stops the operation at its cost (no cancel by a made-up user)', async () => {
+    // More turns than the budget allows: a run that ignored it would go on reading.
+    server = await startScriptedServer([
+      text(JSON.stringify(plan)),
+      ...Array.from({ length: CALLS_TO_BUDGET + 2 }, (_, i) => readFile(i)),
+    ]);
+    s = await startSlackSystem({
+      env: {
+        LLM_PROVIDER: 'anthropic',
+        ANTHROPIC_API_KEY: ANTHROPIC_KEY,
+        ANTHROPIC_BASE_URL: server.url,
+        LLM_MODEL: MODEL,
+        IDENTITIES: JSON.stringify([{ id: 'dev', role: 'committer', slack: [REQUESTER] }]),
+      },
+    });
+    const repo = await createSampleRepo(s.sys.runtime.localForge!);
+    const answer = await s.command({ command: '/debug', text: `${repo} slugify keeps spaces --budget ${BUDGET}` });
+    expect(answer.status).toBe(200);
+    const [queued] = await s.sys.runtime.store.list();
+    expect(queued?.budget).toEqual({ costUsd: BUDGET });
+
+    const op = await s.waitForStatus(queued!.id, ['failed', 'awaiting_approval', 'cancelled'], 60_000);
+    expect(op.status).toBe('failed');
+    expect(op.error).toMatch(/^budget exhausted: cost budget used \(\$0\.\d{4} of \$0\.01\)/);
+    expect(server.requests).toHaveLength(CALLS_TO_BUDGET);
+    // Stopped by the budget, never by a cancel request someone had to be allowed to make.
+    expect(op.cancelRequested).toBeFalsy();
+    expect(op.usage.costUsd).toBeGreaterThanOrEqual(BUDGET);
+    expect(op.usage.costUsd).toBeLessThan(BUDGET + CALL_COST);
+  });
+});
