@@ -238,6 +238,15 @@ describe.each(PATHS)('gates on the %s path', (pathKind) => {
     expect(toolResultText(out.model)).not.toContain('root:x:0:0');
     expect(out.moved).toBe(false);
     if (pathKind === 'run') expect(out.op.error).toBe('no changes: the model made no changes');
+    else {
+      // A revision that changed nothing leaves the head's checks standing: its verify step says
+      // so, never a `passed`-less event every view reads as "Checks failed".
+      const events = await sys.runtime.events.list(out.op.id);
+      const verified = events.filter(
+        (e) => e.type === 'step' && e.data.step === 'verify' && e.data.state === 'finished',
+      );
+      expect(verified.at(-1)?.data).toMatchObject({ passed: true, unchanged: true, files: [] });
+    }
   });
 
   it('a symlink out of the worktree is read neither by search nor by the repository map', async () => {

@@ -64,6 +64,9 @@ describe('SIGTERM during a job', () => {
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toEqual({ code: 0, signal: null });
     expect(Date.now() - sent).toBeLessThan(withinMs);
+    // The log says when the stop began and that it ended: a clean stop, not a kill.
+    expect(worker.output()).toMatch(/"signal":"SIGTERM".*"msg":"shutting down"/);
+    expect(worker.output()).toMatch(/"msg":"stopped"/);
   }
 
   it('lets the running job finish within the grace period, then exits 0', async () => {

@@ -53,6 +53,22 @@ describe('a timeline line', () => {
     );
   });
 
+  it('names job steps in words, never by their code names', () => {
+    const text = (data: Record<string, unknown>) =>
+      renderTimelineEntry(event('step', data))!.querySelector('span')!.textContent;
+    expect(text({ step: 'publish', state: 'finished' })).toBe('Pull request published');
+    expect(text({ step: 'merge_lock', state: 'started' })).toBe('Waiting for the merge lock');
+    expect(text({ step: 'update_from_base', state: 'finished' })).toBe('Branch up to date with its base');
+    expect(text({ step: 'release' })).toBe('Working copy released');
+    expect(text({ step: 'some_new_step', state: 'finished' })).toBe('Some new step done');
+    // A revision that changed nothing: the head's checks stand, not a red "Checks failed".
+    expect(text({ step: 'verify', state: 'finished', files: [], passed: true, unchanged: true })).toBe(
+      'Nothing changed: the checks on the head stand',
+    );
+    const merged = renderTimelineEntry(event('status', { from: 'merging', to: 'merged', mergeSha: 'c8ae3e7aa1' }))!;
+    expect(merged.querySelector('span')!.textContent).toBe('Merged as c8ae3e7');
+  });
+
   it('has no line for usage and checkpoint events', () => {
     expect(renderTimelineEntry(event('usage', { costUsd: 0.1 }))).toBeNull();
     expect(renderTimelineEntry(event('checkpoint', { checkpoint: 'pushed' }))).toBeNull();

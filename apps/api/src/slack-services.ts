@@ -10,6 +10,7 @@ import {
   SlackNotifier,
   type SlackNotifierOptions,
   SlackSessions,
+  slackApprovers,
 } from '@pullwright/slack';
 
 export type SlackRuntime = Pick<
@@ -67,7 +68,11 @@ export function createSlackServices(rt: SlackRuntime): SlackServices | undefined
     }),
     messages: new SlackMessages(rt.config.publicUrl),
     repositoryExists: (repo) => rt.forge.repositoryExists(repo),
-    settings: { defaultRepo: rt.config.defaultRepo, channelRepos: slack.channelRepos, approvers: slack.approvers },
+    settings: {
+      defaultRepo: rt.config.defaultRepo,
+      channelRepos: slack.channelRepos,
+      approvers: slackApprovers(slack.approvers, rt.config.identities !== undefined),
+    },
     logger: rt.logger.child({ component: 'slack' }),
   };
   return {

@@ -19,7 +19,7 @@ export async function runAll(embedded: EmbeddedEnv, warnings: EnvIssue[]): Promi
     const api = await startApi(runtime);
     const worker = await startWorker(runtime);
     const slack = startSlackNotifier(runtime);
-    onShutdown(async () => {
+    onShutdown(logger, async () => {
       await slack?.close();
       await worker.close();
       await api.close();

@@ -9,7 +9,7 @@ export async function runApi(env: NodeJS.ProcessEnv, warnings: EnvIssue[]): Prom
   const { runtime, logger, stopTracing } = await boot(env, 'api', { warnings });
   const api = await startApi(runtime);
   const slack = startSlackNotifier(runtime);
-  onShutdown(async () => {
+  onShutdown(logger, async () => {
     await slack?.close();
     await api.close();
     await runtime.close();

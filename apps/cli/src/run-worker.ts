@@ -10,7 +10,7 @@ export async function runWorker(env: NodeJS.ProcessEnv, warnings: EnvIssue[], re
   if (replayDemo) logger.warn(DEMO_REFUSAL);
   const worker = await startWorker(runtime);
   const health = await startWorkerHealthServer(runtime, worker);
-  onShutdown(async () => {
+  onShutdown(logger, async () => {
     await worker.close();
     await health.close();
     await runtime.close();

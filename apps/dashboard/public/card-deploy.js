@@ -9,9 +9,14 @@ const DEPLOY_WORDS = {
   rollback_failed: 'Deploy failed and the rollback failed',
 };
 
-/** Null before the merge; a running deploy disables the button. */
+/**
+ * Null before the merge, and when the policy recorded at claim configures no deploy (the
+ * button would only answer with an error). An operation claimed before policies were recorded
+ * is deployed by the service policy, as the server does: the button stays. A running deploy
+ * disables it.
+ */
 export function renderDeploy(op, { onDeploy }) {
-  if (op.status !== 'merged') return null;
+  if (op.status !== 'merged' || (op.policy && !op.policy.deploy)) return null;
   const d = op.deploy;
   const running = d?.status === 'running';
   return h(

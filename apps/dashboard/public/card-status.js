@@ -1,5 +1,5 @@
 // The operation's header: its status, type and id, its title, where it runs, who asked, its pull request.
-import { age, h, sourceBadge, statusBadge } from './dom.js';
+import { age, h, shortSha, sourceBadge, statusBadge } from './dom.js';
 import { webLink } from './timeline.js';
 
 /** @import { Operation } from '@pullwright/core' */
@@ -58,6 +58,9 @@ function meta(op) {
           },
           `Pull request #${op.pullRequest.number}`,
         )
+      : null,
+    op.mergeSha
+      ? h('span', { id: 'merge-sha', title: op.mergeSha }, 'merged as ', h('code', {}, shortSha(op.mergeSha)))
       : null,
   );
 }

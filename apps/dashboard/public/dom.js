@@ -95,6 +95,18 @@ export function clock(iso) {
     : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 }
 
+/**
+ * Text with Markdown code spans (`like this`), as models write summaries: the spans become
+ * <code> elements, the rest stays text. Nothing else in the text is interpreted.
+ * @param {string} text
+ */
+export function withCode(text) {
+  return String(text)
+    .split(/`([^`\n]+)`/)
+    .map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part))
+    .filter((part) => part !== '');
+}
+
 export function shortSha(sha) {
   return sha ? sha.slice(0, 7) : '';
 }

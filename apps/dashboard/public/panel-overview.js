@@ -6,7 +6,7 @@ import { renderPlan } from './card-plan.js';
 import { renderReview } from './card-review.js';
 import { renderRisk } from './card-risk.js';
 import { renderVerification } from './card-verification.js';
-import { card, h } from './dom.js';
+import { card, h, withCode } from './dom.js';
 import { renderFailureReport } from './run-record.js';
 
 /** @import { Operation, OutcomeCode } from '@pullwright/core' */
@@ -53,7 +53,7 @@ const OUTCOME_TITLES = {
 function summary(op) {
   const plan = /** @type {Plan | string | undefined} */ (op.plan);
   const text = op.summary || (typeof plan === 'string' ? plan : plan?.summary);
-  if (text) return h('p', { class: 'summary-text' }, text);
+  if (text) return h('p', { class: 'summary-text' }, withCode(text));
   return h(
     'p',
     { class: 'muted' },

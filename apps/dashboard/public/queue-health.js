@@ -1,4 +1,5 @@
-// Queue health: jobs per state, workers online and how long the oldest job has waited.
+// Queue health: jobs per state, workers online and how long the oldest job has waited. The
+// words are the operator's, not the queue library's (its "delayed" and "failed" states).
 import { api } from './api.js';
 import { duration, fill, h } from './dom.js';
 
@@ -27,9 +28,19 @@ export function queueHealth(root) {
           'div',
           { class: 'stats', id: 'queue-health', 'aria-label': 'Queue health' },
           stat('waiting', String(waiting), waiting > 0 && health.workers?.length === 0 ? 'warn' : ''),
-          stat('active', String(c.active ?? 0)),
-          stat('delayed', String(c.delayed ?? 0)),
-          stat('failed jobs', String(c.failed ?? 0), c.failed ? 'bad' : ''),
+          stat('running', String(c.active ?? 0)),
+          stat(
+            'scheduled',
+            String(c.delayed ?? 0),
+            '',
+            'Retries after a transient error, and CI follow-ups waiting for the checks to settle',
+          ),
+          stat(
+            'jobs given up',
+            String(c.failed ?? 0),
+            c.failed ? 'bad' : '',
+            'Jobs a worker stopped retrying (the operation says why); details at /admin/queues/',
+          ),
           stat(
             'workers online',
             workers,

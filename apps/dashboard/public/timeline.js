@@ -1,18 +1,46 @@
 // Reading the operation's event stream: one line per event, and what is happening now.
 import { STATUS_LABELS } from './dom.js';
 
-const STEP_LABELS = {
-  claim: 'Picked up by a worker',
-  prepare: 'Preparing the working copy',
-  install: 'Installing dependencies',
-  baseline: 'Running the checks on the base branch',
-  agent: 'Agent working',
-  verify: 'Running the checks',
-  secret_scan: 'Scanning the diff for secrets',
-  push: 'Pushing the branch',
-  release: 'Releasing the working copy',
-  merge: 'Merging',
+/**
+ * Each job step in words: what it is doing, and what it did once finished. A step the
+ * operation records under its code name (`publish`, `merge_lock`, `update_from_base`) is
+ * never shown by that name.
+ */
+const STEPS = {
+  claim: ['Picked up by a worker', 'Picked up by a worker'],
+  feedback: ['Reading the change requests', 'Change requests read'],
+  prepare: ['Preparing the working copy', 'Working copy ready'],
+  resume: ['Resuming from the last push', 'Resumed'],
+  install: ['Installing dependencies', 'Dependencies installed'],
+  baseline: ['Running the checks on the base branch', 'Checks on the base branch done'],
+  agent: ['Agent working', 'Agent finished'],
+  verify: ['Running the checks', 'Checks done'],
+  evidence: ['Recording the red→green evidence', 'Evidence recorded'],
+  secret_scan: ['Scanning the diff for secrets', 'Secret scan done'],
+  push: ['Pushing the branch', 'Branch pushed'],
+  publish: ['Opening the pull request', 'Pull request published'],
+  reply: ['Answering the change requests', 'Change requests answered'],
+  record: ['Recording the evaluation', 'Evaluation recorded'],
+  merge_lock: ['Waiting for the merge lock', 'Merge lock taken'],
+  update_from_base: ['Bringing the branch up to date with its base', 'Branch up to date with its base'],
+  base_merge: ['Merging the base branch into the branch', 'Base branch merged into the branch'],
+  merge: ['Merging', 'Pull request merged'],
+  deploy: ['Deploying', 'Deploy step done'],
+  release: ['Releasing the working copy', 'Working copy released'],
 };
+
+/** A step name this page does not know, in words: `some_step` → "Some step". */
+function stepWords(step) {
+  const words = String(step ?? 'step').replaceAll('_', ' ');
+  return `${words[0]?.toUpperCase() ?? ''}${words.slice(1)}`;
+}
+
+/** What a step is doing (started) or did (finished, or a step event without a state). */
+function stepLabel(step, state) {
+  const labels = Object.hasOwn(STEPS, step) ? STEPS[step] : undefined;
+  if (!labels) return state === 'finished' ? `${stepWords(step)} done` : stepWords(step);
+  return state === 'started' ? labels[0] : labels[1];
+}
 
 const PHASE_LABELS = {
   plan: 'Planning',
@@ -112,12 +140,22 @@ const DESCRIBE = {
     const to = STATUS_LABELS[d.to] ?? d.to;
     const by = d.by ? ` by ${d.by}` : '';
     const why = d.reason ? `: ${firstLine(d.reason)}` : '';
+    const as = d.to === 'merged' && d.mergeSha ? ` as ${String(d.mergeSha).slice(0, 7)}` : '';
     const tone = ['failed', 'rejected', 'cancelled'].includes(d.to) ? 'bad' : d.to === 'merged' ? 'good' : 'status';
-    return { text: `${to}${by}${why}`, tone };
+    return { text: `${to}${as}${by}${why}`, tone };
   },
   step: (d) => {
-    const label = STEP_LABELS[d.step] ?? d.step;
-    if (d.step === 'prepare') return { text: `Branch ${d.branch}${d.resumed ? ' (resumed)' : ''}`, tone: 'step' };
+    if (d.step === 'prepare' && d.branch)
+      return { text: `Branch ${d.branch}${d.resumed ? ' (resumed)' : ''}`, tone: 'step' };
+    if (d.step === 'policy') {
+      const n = d.approvals ?? 1;
+      const rules = [
+        `${n} approval${n === 1 ? '' : 's'} needed`,
+        d.autoApprove ? 'auto-approval allowed' : '',
+        d.deploy ? `deploys by ${d.deploy}` : '',
+      ].filter(Boolean);
+      return { text: `Policy${d.file ? ` (with ${d.file})` : ''}: ${rules.join(', ')}`, tone: 'quiet' };
+    }
     if (d.step === 'push') return { text: `Pushed ${String(d.headSha ?? '').slice(0, 7)}`, tone: 'step' };
     if (d.step === 'agent' && d.state === 'finished') {
       const how = d.outcome ? ` (${d.outcome}${d.repairs ? `, ${d.repairs} repair rounds` : ''})` : '';
@@ -134,9 +172,13 @@ const DESCRIBE = {
         ? { text: `Secret scan: ${d.findings} finding(s)`, tone: 'bad' }
         : { text: 'Secret scan: clean', tone: 'good' };
     }
-    if (d.step === 'verify' && d.state === 'finished')
+    if (d.step === 'verify' && d.state === 'finished') {
+      if (d.unchanged) return { text: 'Nothing changed: the checks on the head stand', tone: 'info' };
       return { text: d.passed ? 'All checks passed' : 'Checks failed', tone: d.passed ? 'good' : 'bad' };
-    return { text: d.state === 'started' ? label : `${label}${d.state ? ` (${d.state})` : ''}`, tone: 'step' };
+    }
+    if (d.state === 'finished' && d.skipped)
+      return { text: `${stepLabel(d.step, 'started')}: skipped, ${d.skipped}`, tone: 'quiet' };
+    return { text: stepLabel(d.step, d.state), tone: 'step' };
   },
   phase: (d) => {
     if (d.phase === 'plan' && d.plan)
@@ -322,8 +364,8 @@ export function currentStep(op, events) {
       let since = statusSince;
       let detail = '';
       for (const e of events) {
-        if (e.type === 'step' && (e.data?.state === 'started' || !e.data?.state)) {
-          label = STEP_LABELS[e.data?.step] ?? e.data?.step;
+        if (e.type === 'step' && e.data?.state === 'started') {
+          label = stepLabel(e.data?.step, 'started');
           since = e.ts;
           detail = '';
         }
@@ -336,6 +378,17 @@ export function currentStep(op, events) {
         if (e.type === 'check') detail = `${e.data?.name} ${e.data?.passed ? 'passed' : 'failed'}`;
       }
       if (op.cancelRequested) detail = 'cancel requested';
+      // The planner is done and nothing runs until a person presses Start: say who is waited for.
+      if (op.planConfirmation?.state === 'pending') {
+        const asked = [...events].reverse().find((e) => e.type === 'plan_confirmation' && e.data?.state === 'pending');
+        return {
+          label: 'Waiting for approval of the plan',
+          detail,
+          since: asked?.ts ?? since,
+          lastOutput,
+          active: true,
+        };
+      }
       return { label, detail, since, lastOutput, active: true, quiet: true };
     }
     case 'awaiting_approval':

@@ -345,6 +345,8 @@ export const Operation = z.object({
   usage: Usage,
   /** The approval the merge job acts on (its head sha is the one merged). */
   approval: Approval.optional(),
+  /** The merge commit the forge made (set once merged): the dashboard shows it after the merge. */
+  mergeSha: z.string().optional(),
   /** Every approval given, for any head sha; only those for the current head count. */
   approvals: z.array(ApprovalRecord).optional(),
   /** The effective policy (service ∧ repository file) fixed at claim time; see @pullwright/policy. */

@@ -21,10 +21,22 @@ export const DEMO_REQUEST: NewOperation = {
  * only the demo's own request. Anything else is refused with this, never answered with a
  * recording of a different request.
  */
+const WAY_OUT =
+  'set ANTHROPIC_API_KEY (or OPENAI_API_KEY with OPENAI_BASE_URL), or LLM_PROVIDER=replay ' +
+  'with REPLAY_FILE=<a recorded transcript>, and restart.';
+
 export const DEMO_REFUSAL =
   'Pullwright is in demo mode: no model is configured, so it can only replay the bundled demo operation. ' +
-  'To run new operations set ANTHROPIC_API_KEY (or OPENAI_API_KEY with OPENAI_BASE_URL), or LLM_PROVIDER=replay ' +
-  'with REPLAY_FILE=<a recorded transcript>, and restart.';
+  `To run new operations ${WAY_OUT}`;
+
+/**
+ * A change request (or a message to the model) on the demo operation: the recording holds the
+ * demo's first run only, so replaying it would answer a different question ("no change was
+ * needed"). Refused with this instead.
+ */
+export const DEMO_REVISION_REFUSAL =
+  'Pullwright is in demo mode: the bundled recording answers only the demo request, so no model can read ' +
+  `a change request or a message. To request changes ${WAY_OUT}`;
 
 /** The seeded demo operation: the demo repository and the demo's exact request. */
 export function isDemoRequest(op: { repo: string; description: string }): boolean {

@@ -2,7 +2,7 @@ import { type Budget, type Operation, PullwrightError } from '@pullwright/core';
 import type { Action } from '@pullwright/policy';
 import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
-import { DEMO_REFUSAL } from './demo-mode.ts';
+import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL } from './demo-mode.ts';
 import type { Deployer } from './deploy-operation.ts';
 
 /**
@@ -31,9 +31,14 @@ export class OperationActions {
     this.policy.authorizeBudget(by, budget);
   }
 
-  /** Demo mode refuses new requests (every surface asks `request` first), naming how to add a model. */
+  /**
+   * Demo mode refuses new requests (every surface asks `request` first) and revisions and
+   * messages (`revise`: no model could read them), naming how to add a model.
+   */
   #refuseInDemo(action: Action): void {
-    if (this.demo && action === 'request') throw new PullwrightError('conflict', DEMO_REFUSAL, { demo: true });
+    if (!this.demo) return;
+    if (action === 'request') throw new PullwrightError('conflict', DEMO_REFUSAL, { demo: true });
+    if (action === 'revise') throw new PullwrightError('conflict', DEMO_REVISION_REFUSAL, { demo: true });
   }
 
   /** A new request: the caller needs the role to request; enqueued once per idempotency key. */
@@ -117,6 +122,7 @@ export class OperationActions {
    * revise job per request id. Returns the job id.
    */
   async revise(id: string, by: Caller, payload: Omit<ReviseJobPayload, 'opId'>): Promise<string> {
+    this.#refuseInDemo('revise');
     this.policy.authorize(by, 'revise', await this.store.get(id));
     return this.queue.add('revise', { ...payload, opId: id });
   }
@@ -161,6 +167,7 @@ export class OperationActions {
     requestId: string,
     ref = Date.now(),
   ): Promise<{ requestId: string; jobId: string }> {
+    this.#refuseInDemo('revise');
     const op = await this.store.get(id);
     this.policy.authorize(by, 'revise', op);
     if (!op.pullRequest || !['awaiting_approval', 'approved', 'running'].includes(op.status)) {
@@ -184,6 +191,7 @@ export class OperationActions {
    * same `revise` permission as asking for a revision.
    */
   async steer(id: string, by: Caller): Promise<Operation> {
+    this.#refuseInDemo('revise');
     const op = await this.store.get(id);
     this.policy.authorize(by, 'revise', op);
     return op;

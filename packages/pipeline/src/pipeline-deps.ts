@@ -20,7 +20,9 @@ import type { Deployer } from './deploy-operation.ts';
 import type { CheckResultCache } from './repo-checks.ts';
 
 /** What a model is asked about: an operation (an evaluation attempt names its model), or a feature request being analysed. */
-export type ModelSubject = Pick<Operation, 'id' | 'repo' | 'description'> & Partial<Pick<Operation, 'eval'>>;
+/** What a model answers: the operation, and whether it is a revision of the operation's pull request. */
+export type ModelSubject = Pick<Operation, 'id' | 'repo' | 'description'> &
+  Partial<Pick<Operation, 'eval'>> & { revision?: boolean };
 
 /** Everything a pipeline step needs, built once per process by `createRuntime`. */
 export interface PipelineDeps {

@@ -51,7 +51,7 @@ import { BaselineChecks } from './baseline-checks.ts';
 import { CredentialBroker } from './broker/credential-broker.ts';
 import { GatewayMeter } from './broker/gateway-meter.ts';
 import { ModelGateway } from './broker/model-gateway.ts';
-import { DEMO_REFUSAL, isDemoRequest } from './demo-mode.ts';
+import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL, isDemoRequest } from './demo-mode.ts';
 import { Deployer } from './deploy-operation.ts';
 import { FeatureRequests } from './feature-requests.ts';
 import { InboundEvents } from './inbound-events.ts';
@@ -131,8 +131,10 @@ export function createModelProviderFactory(
     if (!file) throw new PullwrightError('config_invalid', 'REPLAY_FILE is required when LLM_PROVIDER=replay');
     const transcript = loadReplayTranscript(file);
     return (op) => {
-      // The demo recording answers the demo request only: a different request gets the reason, not its answer.
+      // The demo recording answers the demo request's run only: a different request, or a
+      // revision of the demo's PR, gets the reason, not the recording's answer to another question.
       if (demo && !isDemoRequest(op)) throw new PullwrightError('config_invalid', DEMO_REFUSAL);
+      if (demo && op.revision) throw new PullwrightError('config_invalid', DEMO_REVISION_REFUSAL);
       return new ReplayProvider(transcript);
     };
   }

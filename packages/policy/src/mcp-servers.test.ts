@@ -131,8 +131,8 @@ describe('the documented examples', () => {
     ]);
   });
 
-  it('README: the .pullwright.yml pipeline example, instructions and mcp included, is valid', () => {
-    const block = yamlBlocks(read('README.md')).find((b) => b.startsWith('checks:'))!;
+  it('docs/policy.md: the .pullwright.yml pipeline example, instructions and mcp included, is valid', () => {
+    const block = yamlBlocks(read('docs/policy.md')).find((b) => b.startsWith('checks:'))!;
     const file = parseRepoPolicy(block);
     expect(file.instructions).toEqual(['docs/SKILL.md']);
     expect(resolveMcpServers({}, file).map((s) => s.roles)).toEqual([

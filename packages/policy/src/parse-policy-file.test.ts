@@ -167,9 +167,9 @@ describe('.pullwright.yml policy schema', () => {
   });
 });
 
-describe('the README example', () => {
+describe('the documented example (docs/policy.md)', () => {
   it('is a valid .pullwright.yml under a service policy that allows its deploy host', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../../docs/policy.md', import.meta.url), 'utf8');
     const block = /```yaml\n(# \.pullwright\.yml — a complete example\n[\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
     const policy = mergePolicies(

@@ -6,11 +6,11 @@ import type { SlackDeps } from './slack-deps.ts';
 import type { SlashCommandForm } from './slack-payloads.ts';
 import { mayCancel } from './slack-permissions.ts';
 
-/** `/status` without an id lists this many of the channel's latest operations. */
+/** `/pw-status` without an id lists this many of the channel's latest operations. */
 const STATUS_LIST_SIZE = 5;
 
 /**
- * Slash commands: `/debug`, `/implement`, `/fix` queue an operation; `/status`, `/cancel`
+ * Slash commands: `/debug`, `/implement`, `/fix` queue an operation; `/pw-status` (or `/status`), `/cancel`
  * and `/deploy` act on one. Answers are what Slack shows the user (ephemeral unless said).
  */
 export class SlackCommandHandler {

@@ -88,6 +88,7 @@ describe('parseSlackCommand', () => {
     ['/deploy', '', /name the operation to deploy/],
     ['/ship', 'x', /unknown command/],
     ['/status', 'not an id!', /not an operation id/],
+    ['/pw-status', 'not an id!', /not an operation id/],
     ['/cancel', '', /name the operation/],
     ['/cancel', 'ABC', /not an operation id/],
   ];
@@ -97,7 +98,9 @@ describe('parseSlackCommand', () => {
     expect(parsed.kind === 'usage' && parsed.problem).toMatch(problem);
   });
 
-  it('reads /status, /cancel and /deploy', () => {
+  it('reads /pw-status (and /status from an app made with an older manifest), /cancel and /deploy', () => {
+    expect(parseSlackCommand('/pw-status', '')).toEqual({ kind: 'status', opId: undefined });
+    expect(parseSlackCommand('/pw-status', 'lx2k9a3f01ab')).toEqual({ kind: 'status', opId: 'lx2k9a3f01ab' });
     expect(parseSlackCommand('/status', '')).toEqual({ kind: 'status', opId: undefined });
     expect(parseSlackCommand('/status', ' lx2k9a3f01ab ')).toEqual({ kind: 'status', opId: 'lx2k9a3f01ab' });
     expect(parseSlackCommand('/cancel', 'lx2k9a3f01ab')).toEqual({ kind: 'cancel', opId: 'lx2k9a3f01ab' });
@@ -112,5 +115,6 @@ describe('parseSlackCommand', () => {
     expect(slackUsage('/debug')).toMatch(/Example: `\/debug acme\/api /);
     expect(slackUsage('/implement')).toContain('--budget <usd>');
     expect(slackUsage('/cancel')).toMatch(/Example: `\/cancel lx2k9a3f01ab`/);
+    expect(slackUsage('/pw-status')).toMatch(/Example: `\/pw-status lx2k9a3f01ab`/);
   });
 });

@@ -2,6 +2,22 @@ import { BranchName, OperationPriority, type OperationType, RepoSlug } from '@pu
 
 export const SLACK_RUN_COMMANDS = { '/debug': 'debug', '/implement': 'implement', '/fix': 'fix' } as const;
 
+/**
+ * Every slash command the app answers: what the Slack manifests (docs) must list. The status
+ * command is `/pw-status`: Slack's client keeps `/status` for setting one's own status, so an
+ * app's `/status` never reaches the app from the message box.
+ */
+export const SLACK_COMMANDS = [
+  ...(Object.keys(SLACK_RUN_COMMANDS) as (keyof typeof SLACK_RUN_COMMANDS)[]),
+  '/feature',
+  '/pw-status',
+  '/cancel',
+  '/deploy',
+] as const;
+
+/** `/status` still works where an app was created from an older manifest and Slack passes it on. */
+const STATUS_COMMANDS = new Set(['/pw-status', '/status']);
+
 /** Budgets above this are almost certainly a typo (`--budget 500` meant 5.00). */
 export const MAX_BUDGET_USD = 100;
 
@@ -36,8 +52,9 @@ const OP_ID = /^[a-z0-9]{6,40}$/;
 /** What to type, with an example, for the ephemeral answer to empty or malformed text. */
 export function slackUsage(command: string): string {
   switch (command) {
+    case '/pw-status':
     case '/status':
-      return 'Usage: `/status [operation id]`\nExample: `/status lx2k9a3f01ab`';
+      return `Usage: \`${command} [operation id]\`\nExample: \`${command} lx2k9a3f01ab\``;
     case '/cancel':
       return 'Usage: `/cancel <operation id>`\nExample: `/cancel lx2k9a3f01ab`';
     case '/deploy':
@@ -87,7 +104,9 @@ function takeFlag(
 export function parseSlackCommand(command: string, rawText: string): SlackCommand {
   const text = unescapeSlack(rawText).replace(/\r\n/g, '\n').trim();
   const usage = (problem: string): SlackCommand => ({ kind: 'usage', command, problem });
-  if (command === '/status') {
+  if (!STATUS_COMMANDS.has(command) && !(SLACK_COMMANDS as readonly string[]).includes(command))
+    return usage(`unknown command ${command.slice(0, 40)}`);
+  if (STATUS_COMMANDS.has(command)) {
     if (text === '') return { kind: 'status', opId: undefined };
     return OP_ID.test(text) ? { kind: 'status', opId: text } : usage(`"${text.slice(0, 60)}" is not an operation id`);
   }
@@ -110,7 +129,6 @@ export function parseSlackCommand(command: string, rawText: string): SlackComman
     return { kind: 'feature', repo, baseBranch: base.value, description };
   }
   const type = SLACK_RUN_COMMANDS[command as keyof typeof SLACK_RUN_COMMANDS];
-  if (!type) return usage(`unknown command ${command.slice(0, 40)}`);
 
   let rest = text;
   const base = takeFlag(rest, 'base', true);

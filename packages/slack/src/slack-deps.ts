@@ -30,8 +30,8 @@ export interface SlackSettings {
   defaultRepo: string | undefined;
   /** Channel id → repository, for commands that name none. */
   channelRepos: Readonly<Record<string, string>>;
-  /** Slack user ids that may approve (see `mayApprove`). */
-  approvers: readonly string[];
+  /** Slack user ids that may approve, or `'roles'` when IDENTITIES decides alone (see `slackApprovers`). */
+  approvers: readonly string[] | 'roles';
 }
 
 /** What the Slack handlers and the notifier work with; built once per process. */

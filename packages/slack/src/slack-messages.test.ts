@@ -1,7 +1,7 @@
 import { emptyUsage, type Operation } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { escapeSlackText, formatDuration, SlackMessages } from './slack-messages.ts';
-import { mayApprove, mayCancel } from './slack-permissions.ts';
+import { mayApprove, mayCancel, slackApprovers } from './slack-permissions.ts';
 
 const messages = new SlackMessages('https://pw.example.com');
 
@@ -218,5 +218,18 @@ describe('approval and cancel permissions', () => {
     expect(mayCancel('UOTHER001', op(), ['UAPPROVE1'])).toBe(false);
     // A REST requester named like a Slack user is not that Slack user.
     expect(mayCancel('UDEV00001', op({ requester: { source: 'api', user: 'UDEV00001' } }), [])).toBe(false);
+  });
+
+  it('SLACK_APPROVERS and IDENTITIES: neither widens the other', () => {
+    // No IDENTITIES: the list decides; empty, nobody approves from Slack.
+    expect(slackApprovers([], false)).toEqual([]);
+    expect(slackApprovers(['UAPPROVE1'], false)).toEqual(['UAPPROVE1']);
+    // IDENTITIES without a list: the roles decide alone (the action checks them next).
+    expect(slackApprovers([], true)).toBe('roles');
+    expect(mayApprove('UDEV00001', slackApprovers([], true))).toBe(true);
+    expect(mayCancel('UOTHER001', op(), slackApprovers([], true))).toBe(true);
+    // Both: on the list, and then the role.
+    expect(mayApprove('UDEV00001', slackApprovers(['UAPPROVE1'], true))).toBe(false);
+    expect(mayApprove('UAPPROVE1', slackApprovers(['UAPPROVE1'], true))).toBe(true);
   });
 });

@@ -198,7 +198,7 @@ export class SlackMessages {
     return { text, blocks: [section(escapeSlackText(text))] };
   }
 
-  /** `/status` without an id: the channel's recent operations. */
+  /** `/pw-status` without an id: the channel's recent operations. */
   list(ops: Operation[]): SlackMessage {
     if (ops.length === 0) return this.notice('No operations were started from this channel yet.');
     const lines = ops.map(

@@ -63,7 +63,7 @@ export const slackSettings = envSection(
       readBy: READ_BY.api,
     }),
     SLACK_APPROVERS: envVariable(slackUserIds, {
-      doc: 'Slack user ids who may press Approve / Reject: `U123,U456`. Unset: nobody approves from Slack (IDENTITIES roles apply on top).',
+      doc: 'Slack user ids who may press Approve / Reject: `U123,U456`. Without IDENTITIES only they approve from Slack (unset: nobody). With IDENTITIES, unset lets the roles decide alone; set, a person needs both the list and the role.',
       readBy: READ_BY.api,
     }),
   },

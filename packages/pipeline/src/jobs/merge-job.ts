@@ -110,7 +110,7 @@ const mergeStep: Step<MergeContext> = {
       expectedHeadSha: ctx.mergeHead!,
       message: `Merge pull request #${pr.number} from ${op.branch}\n\nPullwright-Operation: ${op.id}`,
     });
-    ctx.op = await deps.store.end(ctx.opId, { code: 'merged' }, {}, { mergeSha });
+    ctx.op = await deps.store.end(ctx.opId, { code: 'merged' }, { mergeSha }, { mergeSha });
     if (op.branch) await deps.branches.drop(op.repo, op.branch);
     // Deploys run as their own job when the policy says `on_merge`.
     ctx.op = (await deps.deployer.deployAfterMerge(ctx.opId)) ?? ctx.op;

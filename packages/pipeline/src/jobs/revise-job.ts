@@ -173,7 +173,7 @@ const reviseAgentStep: Step<ReviseContext> = {
     ];
     const mcp = await openJobToolbox(ctx);
     const result = await runAgentLoop({
-      provider: deps.createProvider(ctx.op),
+      provider: deps.createProvider({ ...ctx.op, revision: true }),
       system: coderPrompt('revise', checks.names()),
       task: `${revisionTask(ctx.op, ctx.feedback)}${instructionsSection(instructions, touched)}`,
       tools: [...ALL_TOOLS, ...mcp.toolsFor('coder')],

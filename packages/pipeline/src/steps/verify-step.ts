@@ -25,7 +25,9 @@ export const verifyStep: Step<WorkContext> = {
     const changed = await deps.workspace.changedFiles(ws.dir, startSha);
     if (changed.length === 0) {
       if (ctx.kind === 'run') throw new StopOperation({ code: 'no_change', detail: 'the model made no changes' });
-      return { files: [] };
+      // The head is unchanged, so its checks stand: the event says so (every view reads
+      // `passed`; without it the timeline showed a red "Checks failed" for a no-change revision).
+      return { files: [], passed: true, unchanged: true };
     }
     let runs = ctx.finalChecks;
     if (!runs) {
