@@ -67,6 +67,6 @@ describe('worker retries', () => {
     expect(starts).toBe(1);
     const failed = await sys.runtime.store.get(op.id);
     expect(failed.status).toBe('failed');
-    expect(failed.error).toBe('the change adds an AWS access key in src/config.ts');
+    expect(failed.error).toBe('commit blocked: the change adds an AWS access key in src/config.ts');
   });
 });

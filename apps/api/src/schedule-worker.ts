@@ -2,6 +2,9 @@ import type { Runtime } from '@pullwright/pipeline';
 import { bullPrefix, duplicateRedis, queueTelemetry, SCHEDULES_QUEUE, ScheduleTick } from '@pullwright/queue';
 import { Worker } from 'bullmq';
 
+/** How long closing waits for BullMQ before it disconnects (see `close`). */
+const CLOSE_GRACE_MS = 2000;
+
 /**
  * Each API process runs one BullMQ worker on the `schedules` queue: BullMQ hands each tick
  * job to exactly one of them, and the operation is created once per (schedule, tick) even if
@@ -29,8 +32,20 @@ export async function startScheduleWorker(
   );
   await worker.waitUntilReady();
   return {
+    /**
+     * Stops taking ticks. With Redis down (an outage, a stop) BullMQ's close would wait for
+     * the connection forever; a tick is short and runs once per (schedule, tick) even when
+     * re-delivered, so close waits at most CLOSE_GRACE_MS, then disconnects.
+     */
     async close() {
-      await worker.close();
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      });
+      await Promise.race([worker.close(true).catch(() => undefined), bound]);
+      clearTimeout(timer);
+      // Not awaited: with Redis down it waits for the connection too.
+      worker.disconnect().catch(() => undefined);
       connection.disconnect();
     },
   };
