@@ -77,7 +77,11 @@ describe('an installation that has not granted Actions: read', () => {
       "The CI job logs were not read: the GitHub App's installation has not granted actions: read (its owner accepts the app's updated permissions in the installation settings)";
     await eventually(
       'the tracking comment names the missing permission',
-      () => gh.issueComments(repo, op.pullRequest!.number).some((c) => c.user === gh.botLogin && c.body.includes(said)),
+      // The note is the comment's latest line: the revision it queued may already have replaced it.
+      () =>
+        gh
+          .issueComments(repo, op.pullRequest!.number)
+          .some((c) => c.user === gh.botLogin && [c.body, ...(c.history ?? [])].some((b) => b.includes(said))),
       LONG,
     );
 
