@@ -994,7 +994,7 @@ export class FakeGitHub {
         const comment = list.find((c) => c.id === id);
         if (!comment) continue;
         if (comment.user !== this.botLogin) throw new HttpError(403, 'Resource not accessible by integration');
-        (comment.history ??= []).push(comment.body);
+        comment.history = [...(comment.history ?? []), comment.body];
         comment.body = String((body as { body?: unknown }).body ?? '');
         return this.#json(res, 200, this.#commentJson(repo, number, comment));
       }
