@@ -270,7 +270,10 @@ export default async function timeToPrBench(opts: { smoke: boolean }): Promise<B
     path.join(dataDir, 'registry'),
     opts.smoke ? { packages: 8, filesPerPackage: 2, bytesPerFile: 256 } : DEV_TOOLCHAIN,
   );
-  const runtime = await createRuntime(loadConfig(benchEnv(server.url, 'ttpr', dataDir)), silentLogger());
+  // The deployment allows its own registry, as an operator with an internal mirror does: install
+  // reaches it through the egress proxy, nothing else.
+  const env = { ...benchEnv(server.url, 'ttpr', dataDir), NETWORK_ALLOW: new URL(registry.url).host };
+  const runtime = await createRuntime(loadConfig(env), silentLogger());
   const worker = await startWorker(runtime);
   try {
     const plain = await library(runtime, dataDir, opts.smoke);
