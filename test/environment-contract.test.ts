@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ENV_VARIABLES, type EnvVariable, type ProcessRole } from '@pullwright/core';
+import { ENV_VARIABLES, type EnvVariable, type ProcessRole, TRANSITIONS } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { type ComposeService, dockerfileEnv, readCompose } from './support/compose-environment.ts';
 import {
@@ -115,5 +115,28 @@ describe.each(Object.entries(SERVICE_ROLE))('docker-compose.yml: the %s service'
       .filter(([, file]) => targets.some((t) => file === t || file.startsWith(`${t}/`)))
       .map(([key]) => key);
     expect(reachable).toEqual([]);
+  });
+});
+
+describe('README: the statuses an operation may take', () => {
+  it('lists every transition of the state machine, generated from TRANSITIONS', async () => {
+    const why: Partial<Record<string, string>> = {
+      'running→evaluated': 'an evaluation attempt, graded and never published',
+      'awaiting_approval→running': 'a revision',
+      'approved→awaiting_approval': 'a push after approval',
+      'merging→running': 'a merge conflict, revised',
+    };
+    const rows = Object.entries(TRANSITIONS)
+      .filter(([, to]) => to.length > 0)
+      .map(([from, to]) => {
+        const targets = to.map((t) => (why[`${from}→${t}`] ? `${t} (${why[`${from}→${t}`]})` : t));
+        return `| \`${from}\` | ${targets.join(', ')} |`;
+      });
+    const finals = Object.entries(TRANSITIONS)
+      .filter(([, to]) => to.length === 0)
+      .map(([s]) => `\`${s}\``);
+    const body = ['| from | to |', '| --- | --- |', ...rows, '', `Final: ${finals.join(', ')}.`].join('\n');
+    const readme = readFileSync(README, 'utf8');
+    await expect(withSection(readme, 'status-transitions', body)).toMatchFileSnapshot(README);
   });
 });

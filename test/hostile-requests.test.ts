@@ -132,11 +132,12 @@ describe('requests refused at the door', () => {
     expect(res.status).toBe(415);
   });
 
-  it('accepts gzip and deflate bodies, CRLF and tabs, a lowered budget, and an admin raising a cap', async () => {
+  it('accepts gzip, deflate and br bodies, CRLF and tabs, a lowered budget, and an admin raising a cap', async () => {
     const text = op('"description":"line one\\r\\n\\tindented","budget":{"costUsd":2}');
     for (const [encoding, bytes] of [
       ['gzip', zlib.gzipSync(text)],
       ['deflate', zlib.deflateSync(text)],
+      ['br', zlib.brotliCompressSync(text)],
     ] as const) {
       const res = await post(sys, bytes, { 'content-encoding': encoding });
       expect(res.status).toBe(202);

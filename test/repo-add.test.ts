@@ -21,6 +21,7 @@ function workingCopy(parent: string, name: string): string {
   git(dir, 'add', '--all');
   git(dir, 'commit', '-qm', 'my project');
   git(dir, 'branch', 'feature/x');
+  git(dir, 'tag', 'v1.0.0');
   return dir;
 }
 
@@ -51,6 +52,13 @@ describe('pullwright repo add: your own repository in the local forge', () => {
     expect(added.stderr).toBe('');
     expect(added.status).toBe(0);
     expect(added.stdout).toContain('imported local/my-project (2 branches, default trunk)');
+    // Every branch and tag (README).
+    const forgeRepo = path.join(dataDir, 'forge', 'local', 'my-project.git');
+    expect(git(forgeRepo, 'for-each-ref', '--format=%(refname)').split('\n').filter(Boolean).sort()).toEqual([
+      'refs/heads/feature/x',
+      'refs/heads/trunk',
+      'refs/tags/v1.0.0',
+    ]);
 
     const bare = path.join(home, 'remotes', 'acme', 'widget.git');
     execFileSync('git', ['clone', '-q', '--bare', mine, bare]);
@@ -65,6 +73,7 @@ describe('pullwright repo add: your own repository in the local forge', () => {
     const taken = cli('add', mine, '--name', 'acme/widget');
     expect(taken.status).toBe(1);
     expect(taken.stderr).toContain('acme/widget already exists');
+    expect(taken.stderr).not.toContain(home);
     const ext = cli('add', 'ext::sh -c touch% /tmp/pwned');
     expect(ext.status).toBe(1);
     expect(ext.stderr).toContain('source: transport not allowed');

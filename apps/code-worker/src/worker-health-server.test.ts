@@ -35,4 +35,25 @@ describe('worker health server', () => {
       connection.disconnect();
     }
   });
+
+  it('is 503 "redis is unreachable" while the worker runs but Redis does not answer', async () => {
+    const config = loadConfig({ WORKER_PORT: '0' });
+    const connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
+    const bull = new Worker(`q${randomBytes(4).toString('hex')}`, async () => undefined, { connection });
+    await bull.waitUntilReady();
+    // A client whose server went away: its ping fails.
+    const gone = new Redis(inject('redisUrl'), { lazyConnect: true, enableOfflineQueue: false });
+    const running = { worker: bull, runningJobs: () => 0 } as unknown as RunningWorker;
+    const health = await startWorkerHealthServer({ config, redis: gone }, running);
+    try {
+      const res = await fetch(`${health.url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ error: { code: 'unavailable', message: 'redis is unreachable' } });
+    } finally {
+      await health.close();
+      await bull.close();
+      connection.disconnect();
+      gone.disconnect();
+    }
+  });
 });

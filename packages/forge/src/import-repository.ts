@@ -91,7 +91,7 @@ export async function importRepository(
   if (!parsed.success) throw bad('--name', `${JSON.stringify(name)} is not owner/name`);
   const repo = parsed.data;
   const dir = path.join(root, `${repo}.git`);
-  if (existsSync(dir)) throw new PullwrightError('conflict', `${repo} already exists in the local forge (${dir})`);
+  if (existsSync(dir)) throw new PullwrightError('conflict', `${repo} already exists in the local forge`);
   await mkdir(path.dirname(dir), { recursive: true });
   try {
     // --no-hardlinks: the forge's objects must not change when the source's are repacked.

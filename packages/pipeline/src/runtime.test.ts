@@ -1,7 +1,7 @@
 import { OpenAIProvider } from '@pullwright/agent';
 import { loadConfig, silentLogger } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
-import { createModelProviderFactory } from './runtime.ts';
+import { createModelProviderFactory, createSandbox } from './runtime.ts';
 
 describe('createModelProviderFactory', () => {
   it('answers an evaluation attempt with the model its run pinned, any other operation with LLM_MODEL', () => {
@@ -20,5 +20,22 @@ describe('createModelProviderFactory', () => {
     expect(pinned).toBeInstanceOf(OpenAIProvider);
     expect((pinned as OpenAIProvider).model).toBe('gpt-6-luna');
     expect((plain as OpenAIProvider).model).toBe('team-model');
+  });
+});
+
+describe('createSandbox', () => {
+  it('SANDBOX=auto without bubblewrap tries docker next (README: auto takes bubblewrap, then docker)', async () => {
+    const config = loadConfig({ SANDBOX: 'auto' });
+    const path = process.env.PATH;
+    // No bwrap on PATH: bubblewrap cannot start. Whether this host's engine answers or not,
+    // docker was tried: it is the runner, or named in the refusal.
+    process.env.PATH = '/nonexistent';
+    try {
+      const runner = await createSandbox(config, silentLogger()).catch((err: Error) => err);
+      if (runner instanceof Error) expect(runner.message).toMatch(/bubblewrap: .*; docker: the engine did not answer/);
+      else expect(runner.name).toBe('docker');
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });

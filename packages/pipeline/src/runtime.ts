@@ -181,7 +181,10 @@ export function createSandbox(config: Config, logger: Logger): Promise<CommandRu
     logger,
     sandbox: config.sandbox.kind,
     bubblewrap: { hide },
-    ...(config.sandbox.kind === 'docker' ? { docker: { image: config.sandbox.dockerImage } } : {}),
+    // `auto` falls back to docker when bubblewrap cannot start (README, SANDBOX's doc).
+    ...(config.sandbox.kind === 'docker' || config.sandbox.kind === 'auto'
+      ? { docker: { image: config.sandbox.dockerImage } }
+      : {}),
   });
 }
 

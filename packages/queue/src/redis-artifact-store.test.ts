@@ -54,7 +54,7 @@ describe('RedisArtifactStore and retention', () => {
     await expect(artifacts.append('x', '../etc/passwd', 'a')).rejects.toThrow(/artifact name/);
   });
 
-  it('starts the retention clock on every key of an operation when it ends, and stops it when it goes on', async () => {
+  it('starts the retention clock on every key of an operation when it ends, not before', async () => {
     const op = await store.create(input);
     await artifacts.append(op.id, TRANSCRIPT_ARTIFACT, '{"kind":"task"}\n');
     const opKeys = [keys.operation(op.id), keys.events(op.id), keys.artifacts(op.id)];

@@ -113,6 +113,31 @@ describe('BubblewrapRunner escape battery', () => {
     expect(result.output).toContain('HOME=/tmp/home');
   });
 
+  it('sees exactly the environment README names: PATH, HOME, LANG, LC_ALL, TZ, TERM, CI, NO_COLOR', async () => {
+    const result = await run('env | cut -d= -f1 | sort');
+    // bash sets PWD, SHLVL and _ itself; npm's update notifier is switched off for every command.
+    const own = new Set(['PWD', 'SHLVL', '_', 'OLDPWD', 'npm_config_update_notifier']);
+    const names = result.output
+      .trim()
+      .split('\n')
+      .filter((n) => !own.has(n));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names)
+      expect(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TERM', 'CI', 'NO_COLOR']).toContain(name);
+  });
+
+  it("sees only README's /etc entries, plus the generated passwd and group", async () => {
+    const result = await run('ls -A /etc');
+    const allowed = [
+      ...['alternatives', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'hosts', 'host.conf', 'nsswitch.conf'],
+      ...['gai.conf', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'timezone', 'mime.types', 'magic'],
+      ...['protocols', 'services', 'os-release', 'debian_version', 'terminfo', 'passwd', 'group'],
+    ];
+    const entries = result.output.trim().split('\n');
+    expect(entries).toEqual(expect.arrayContaining(['passwd', 'group', 'hosts']));
+    for (const entry of entries) expect(allowed).toContain(entry);
+  });
+
   it('cannot write outside the worktree, and sees the outside /tmp as empty', async () => {
     const canary = path.join(outside, 'canary.txt');
     const hostFile = `/usr/pw-escape-${randomBytes(4).toString('hex')}`;
@@ -361,6 +386,11 @@ describe('BubblewrapRunner shows nothing of the host but the toolchain and its w
     ['/root', 'ls -A /root'],
     ['/home', 'ls /home'],
     ['/run (sockets)', 'ls /run'],
+    ['/var', 'ls -A /var'],
+    ['/opt', 'ls -A /opt'],
+    ['/srv', 'ls -A /srv'],
+    ['/etc/resolv.conf', 'cat /etc/resolv.conf'],
+    ['/etc/npmrc', 'cat /etc/npmrc'],
     ['another worktree', `cat ${path.join(otherWorktree, 'secret.txt')}`],
     ['the data directory', `ls ${dataDir}/keys ${base}/keys`],
     ['the application directory', `ls ${appDir}/package.json`],

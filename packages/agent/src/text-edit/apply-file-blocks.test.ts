@@ -72,6 +72,14 @@ describe('applyFileBlocks', () => {
     });
   });
 
+  it('refuses a block over 500 KB and writes nothing (README: file blocks write at most 500 KB)', async () => {
+    const big = `${'x'.repeat(500 * 1024)}\n`;
+    const before = await snapshot(root);
+    const err = await rejection(`^^^src/keep.ts\n${big}^^^end\n^^^src/small.ts\nok\n^^^end`);
+    expect(err.message).toMatch(/file blocks change files of up to 500 KB/);
+    expect(await snapshot(root)).toEqual(before);
+  });
+
   it('keeps CRLF in a file that uses it', async () => {
     await writeFile(path.join(root, 'win.txt'), 'a\r\nb\r\n');
     await applyFileBlocks(root, blocks('^^^win.txt\na\nc\n^^^end'), new PathGuard(root));
