@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
@@ -75,6 +75,9 @@ describe('pullwright export beside npm start', () => {
       await start.ready;
       const printed = /Redis: +(redis:\/\/127\.0\.0\.1:\d+) /.exec(start.stdout())?.[1];
       expect(printed, start.output()).toBeDefined();
+      // README: the dashboard link carries the generated API token in its fragment.
+      const token = readFileSync(path.join(dataDir, 'api-token'), 'utf8').trim();
+      expect(start.stdout()).toMatch(new RegExp(`Dashboard: http://127\\.0\\.0\\.1:\\d+/#token=${token}\n`));
       const opId = /"opId":"([a-z0-9]+)","msg":"demo operation enqueued"/.exec(start.output())?.[1];
       expect(opId, start.output()).toBeDefined();
 

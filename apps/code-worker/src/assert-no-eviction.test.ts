@@ -1,6 +1,6 @@
 import { silentLogger } from '@pullwright/core';
 import { startRedisServer } from '@pullwright/queue';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { assertNoEviction } from './assert-no-eviction.ts';
 
@@ -19,6 +19,26 @@ describe('assertNoEviction', () => {
     } finally {
       redis.disconnect();
       await server.stop();
+    }
+  });
+
+  it('on a Cluster, checks every primary: one evicting primary refuses', async () => {
+    // Three servers of this test's own stand in for the primaries a Cluster client reports.
+    const servers = await Promise.all([startRedisServer(), startRedisServer(), startRedisServer()]);
+    const primaries = servers.map((s) => new Redis(s.url));
+    const cluster = new Cluster([], { lazyConnect: true });
+    vi.spyOn(cluster, 'nodes').mockReturnValue(primaries);
+    try {
+      await expect(assertNoEviction(cluster, silentLogger())).resolves.toBe('noeviction');
+      await primaries[2]!.config('SET', 'maxmemory-policy', 'volatile-lru');
+      await expect(assertNoEviction(cluster, silentLogger())).rejects.toMatchObject({
+        code: 'config_invalid',
+        message: expect.stringContaining('maxmemory-policy is "volatile-lru"'),
+      });
+    } finally {
+      for (const p of primaries) p.disconnect();
+      cluster.disconnect();
+      await Promise.all(servers.map((s) => s.stop()));
     }
   });
 

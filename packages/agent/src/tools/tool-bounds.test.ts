@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os';
 import path from 'node:path';
 import { PathGuard } from '@pullwright/security';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ToolContext } from './define-tool.ts';
 import { FILE_SIZE_LIMITS } from './file-size-limits.ts';
 import { ALL_TOOLS } from './index.ts';
@@ -83,6 +83,23 @@ describe('tool inputs the model controls are bounded', () => {
     expect(r.isError).toBe(true);
     expect(r.content).toMatch(reason);
     expect(r.content).toMatch(/RE2 syntax/);
+  });
+
+  it('a search past its 10 s budget stops and tells the model to narrow it', async () => {
+    await writeFile(path.join(root, 'src/a.ts'), 'x\n');
+    await writeFile(path.join(root, 'src/b.ts'), 'x\n');
+    // The clock reads 0 when the search starts and 10.001 s on every later look.
+    let reads = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (reads++ === 0 ? 0 : 10_001));
+    try {
+      const r = await tool('search').execute({ pattern: 'x' }, ctx);
+      expect(r.isError).toBe(true);
+      expect(r.content).toMatch(
+        /^search stopped after 10 s, having scanned 0 of 2 files .*Narrow it with path or glob/,
+      );
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('a glob with many stars cannot backtrack either', async () => {
