@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type RecordedRequest, type ScriptedServer, startScriptedServer } from '@pullwright/agent/testing';
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
+import { jobCredential } from '@pullwright/security';
 import { eventually } from '@pullwright/testing/eventually';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -247,6 +248,14 @@ describe('a split deployment whose workers hold no App key and no model key', ()
       expect(JSON.stringify(await answer.json()), what).toMatch(reason);
     }
     expect(gh.tokenRequests.length).toBe(before);
+    // The model gateway refuses the ended operation's credential too.
+    const ended = await fetch(`${d.apiUrl}/internal/v1/model/anthropic/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': jobCredential(WORKER_TOKEN, published), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SCRIPTED_MODEL, max_tokens: 10, messages: [] }),
+    });
+    expect(ended.status).toBe(403);
+    expect(await ended.text()).toContain('has ended');
   });
 });
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { dashboardDiff } from './dashboard-diff.ts';
 import { dashboardRetry } from './dashboard-retry.ts';
 import { sendError } from './http-errors.ts';
-import { OperationIdParam } from './request-schemas.ts';
+import { HeadSha, OperationIdParam } from './request-schemas.ts';
 import { type Principal, principalOf } from './session-auth.ts';
 import type { SessionCredentials } from './session-credentials.ts';
 import { validate } from './validate.ts';
@@ -12,7 +12,6 @@ import { validate } from './validate.ts';
 type Deps = Pick<Runtime, 'store' | 'events' | 'queue' | 'forge' | 'actions' | 'redactor'>;
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
-const HeadSha = z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha');
 /** The page always sends the sha it showed: an approval is for what the approver saw. */
 const SessionApproveBody = z.object({ headSha: HeadSha }).strict();
 const SessionRejectBody = z.object({ reason: z.string().trim().max(2000).optional() }).strict();

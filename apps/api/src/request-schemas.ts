@@ -33,12 +33,18 @@ export const CreateOperationBody = z
   })
   .strict();
 
+/**
+ * The head an approval binds to: the whole sha. A prefix would have matched nothing (the
+ * comparison is exact) and would bind weakly: a commit with the same 7-character prefix is
+ * cheap to make.
+ */
+export const HeadSha = z
+  .string()
+  .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'must be the full head commit sha (40 or 64 hex characters)');
+
 export const ApproveBody = z
   .object({
-    headSha: z
-      .string()
-      .regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha')
-      .optional(),
+    headSha: HeadSha.optional(),
     user: z.string().min(1).max(200).default('api'),
   })
   .strict();

@@ -116,7 +116,8 @@ export class ModelGateway {
   async #limits(subject: string): Promise<BudgetLimits | undefined> {
     const op = await this.options.store.find(subject);
     if (op) return FINAL_STATUSES.has(op.status) ? undefined : budgetLimits(this.options.budget, op.budget);
+    // A feature request calls the model while it is analysed (`new`), never after.
     const feature = await this.options.features.find(subject);
-    return feature ? this.options.budget : undefined;
+    return feature?.status === 'new' ? this.options.budget : undefined;
   }
 }
