@@ -76,6 +76,25 @@ describe('GitHubForge against a GHES-style server', () => {
     expect(res.status).toBe(404);
   });
 
+  it.each([
+    [
+      'a run',
+      'op1/run',
+      { contents: 'write', pull_requests: 'write', issues: 'write', checks: 'read', actions: 'read' },
+    ],
+    ['a merge: no CI', 'op1/merge', { contents: 'write', pull_requests: 'write', issues: 'write' }],
+    [
+      'a deploy: reads the commit',
+      'op1/deploy',
+      { contents: 'read', pull_requests: 'read', issues: 'write', checks: 'read' },
+    ],
+    ['a prefetch: reads only', 'prefetch:op1', { contents: 'read' }],
+  ])('narrows the token to the job: %s', async (_what, holder, permissions) => {
+    const before = gh.tokenRequests.length;
+    await forge.gitAuth('acme/app', holder);
+    expect(gh.tokenRequests.slice(before).map((r) => r.permissions)).toEqual([permissions]);
+  });
+
   it('caches a token per holder, and mints a new one when less than 10 minutes are left', async () => {
     const a1 = await forge.gitAuth('acme/app', 'op-a');
     const a2 = await forge.gitAuth('acme/app', 'op-a');
