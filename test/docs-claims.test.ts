@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENV_VARIABLES, Outcome } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
@@ -34,5 +34,25 @@ describe('docs/operating.md: the outcome counter', () => {
     const codes = Outcome.options.map((o) => o.shape.code.value);
     expect(codes.length).toBeGreaterThan(20);
     expect(codes.filter((c) => !doc.includes(`\`${c}\``))).toEqual([]);
+  });
+});
+
+describe('docs/: defaults written by hand', () => {
+  it('every `| `VAR` | `value` |` row states the default the variable declares', () => {
+    const rows: string[] = [];
+    const wrong: string[] = [];
+    for (const file of readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md'))) {
+      // configuration.md is generated from the declarations (environment-contract.test.ts).
+      if (file === 'configuration.md') continue;
+      const text = readFileSync(path.join(root, 'docs', file), 'utf8');
+      for (const [, name = '', value = ''] of text.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| `([^`|]+)` \|/gm)) {
+        const declared = ENV_VARIABLES[name];
+        if (!declared) continue;
+        rows.push(`${file}: ${name}`);
+        if (declared.default !== value) wrong.push(`${file}: ${name} says ${value}, declared ${declared.default}`);
+      }
+    }
+    expect(rows.length).toBeGreaterThan(3);
+    expect(wrong).toEqual([]);
   });
 });
