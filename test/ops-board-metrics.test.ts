@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { eventually } from '@pullwright/testing/eventually';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from './support/sample-repo.ts';
@@ -103,6 +105,12 @@ describe('board and metrics', () => {
     expect(sample(text, 'pullwright_model_calls_total')).toBe(op.usage.modelCalls);
     expect(sample(text, 'pullwright_tokens_total', '{kind="input"}')).toBe(op.usage.inputTokens);
     expect(text).toContain('pullwright_api_process_cpu_seconds_total');
+    // Every family docs/operating.md tells operators to alert on is served.
+    const documented = new Set(
+      readFileSync(path.resolve(import.meta.dirname, '../docs/operating.md'), 'utf8').match(/pullwright_[a-z_]+/g),
+    );
+    expect(documented.size).toBeGreaterThan(5);
+    for (const family of documented) expect(text, family).toMatch(new RegExp(`^# TYPE ${family} `, 'm'));
   });
 
   it('GET /metrics takes a bearer token when METRICS_TOKEN is set, and queue age shows a waiting job', async () => {
