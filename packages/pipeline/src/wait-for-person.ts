@@ -4,7 +4,7 @@ import type { OperationStore } from '@pullwright/queue';
 const POLL_MS = 500;
 
 /** How a wait for a person ended: their decision, or the stop (a cancel, the timeout). */
-export type PersonAnswer<T> = { answered: true; value: T; op: Operation } | { answered: false; stop: Outcome };
+type PersonAnswer<T> = { answered: true; value: T; op: Operation } | { answered: false; stop: Outcome };
 
 /**
  * Polls the operation until `answer` reads a decision from it, the operation is cancelled
