@@ -6,6 +6,7 @@ import { KEPT_DIFF_ARTIFACT } from '@pullwright/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Reply, type Turn, text, tool } from './support/scripted-model.ts';
 import { startTestSystem, type TestSystem } from './support/test-runtime.ts';
+import { waitForFeatureRequest } from './support/wait-for-feature-request.ts';
 import { waitForOperation, waitForStatus } from './support/wait-for-status.ts';
 
 /**
@@ -52,16 +53,27 @@ class PricedModel implements ModelProvider {
 }
 
 let sys: TestSystem;
+let scratch: string;
 let seq = 0;
+/** The first test's repository: it spent $1.00 today, past the service policy's repository cap. */
+let spentRepo: string;
 const scripts = new Map<string, Turn[][]>();
 
 beforeAll(async () => {
-  sys = await startTestSystem({ env: { MAX_REPAIRS: '0', MAX_TURNS: '40', LLM_PRICES: PRICES } });
+  scratch = mkdtempSync(path.join(os.tmpdir(), 'pw-budget-policy-'));
+  const policyFile = path.join(scratch, 'service-policy.yml');
+  // $0.90 per repository and day for every repository: above what each test below spends
+  // before its last operation, so only the first repository (two runs, $1.00) is past it.
+  writeFileSync(policyFile, 'budgets: { repository_daily_usd: 0.9 }\n');
+  sys = await startTestSystem({
+    env: { MAX_REPAIRS: '0', MAX_TURNS: '40', LLM_PRICES: PRICES, POLICY_FILE: policyFile },
+  });
   sys.runtime.createProvider = (op) => new PricedModel(scripts.get(op.repo)?.shift() ?? []);
 }, 60_000);
 
 afterAll(async () => {
   await sys?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 async function createRepo(policy: string): Promise<string> {
@@ -101,6 +113,7 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 describe('budget contracts', () => {
   it('pauses at 80 % after the third call of five; an extend from the API lets it finish to a PR', async () => {
     const repo = await createRepo('budgets:\n  estimate_usd: 0.4\n');
+    spentRepo = repo;
     scripts.set(repo, [FIVE_TURNS]);
     const id = await createOperation(repo, BUDGET_USD);
     const op = await paused(id);
@@ -200,6 +213,21 @@ describe('budget contracts', () => {
     // Refused before any model call.
     expect(op.usage.modelCalls).toBe(0);
   }, 120_000);
+
+  it('a feature analysis is refused at the door by the service policy’s cap, before any model call', async () => {
+    const spent = await sys.runtime.dailySpend.spent(spentRepo);
+    expect(spent.repositoryUsd).toBeGreaterThanOrEqual(0.9);
+    scripts.set(spentRepo, [[text('{"never":"asked"}')]]);
+    const res = await sys.request('POST', '/v1/feature-requests', { repo: spentRepo, description: 'Dark mode' });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    const request = await waitForFeatureRequest(sys, id, (r) => r.status !== 'new');
+    expect(request.status).toBe('analysis_failed');
+    expect(request.analysisError).toContain('refused: the daily cap repository_daily_usd ($0.90)');
+    expect(request.analysisError).toContain(`it resets at ${spent.resetsAt}`);
+    // The model was never asked: its script is still there.
+    expect(scripts.get(spentRepo)).toHaveLength(1);
+  }, 60_000);
 });
 
 const EDIT_AGAIN = tool('edit_file', { path: 'src/app.js', oldText: 'answer = 42', newText: 'answer = 43' });
