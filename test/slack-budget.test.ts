@@ -57,21 +57,27 @@ describe('Slack --budget is the operation’s own cost cap', () => {
     await server?.close();
   });
 
-  it('with IDENTITIES set, stops the operation at its cost (no cancel by a made-up user)', async () => {
-    // More turns than the budget allows: a run that ignored it would go on reading.
+  /** More turns than the budget allows (a run that ignored it would go on reading), through Slack. */
+  async function startBudgeted(env: Record<string, string> = {}): Promise<SlackSystem> {
     server = await startScriptedServer([
       text(JSON.stringify(plan)),
       ...Array.from({ length: CALLS_TO_BUDGET + 2 }, (_, i) => readFile(i)),
     ]);
-    s = await startSlackSystem({
+    return startSlackSystem({
       env: {
         LLM_PROVIDER: 'anthropic',
         ANTHROPIC_API_KEY: ANTHROPIC_KEY,
         ANTHROPIC_BASE_URL: server.url,
         LLM_MODEL: MODEL,
-        IDENTITIES: JSON.stringify([{ id: 'dev', role: 'committer', slack: [REQUESTER] }]),
-        POLICY_FILE: noPause,
+        ...env,
       },
+    });
+  }
+
+  it('with IDENTITIES set, stops the operation at its cost (no cancel by a made-up user)', async () => {
+    s = await startBudgeted({
+      IDENTITIES: JSON.stringify([{ id: 'dev', role: 'committer', slack: [REQUESTER] }]),
+      POLICY_FILE: noPause,
     });
     const repo = await createSampleRepo(s.sys.runtime.localForge!);
     const answer = await s.command({ command: '/debug', text: `${repo} slugify keeps spaces --budget ${BUDGET}` });
@@ -90,18 +96,7 @@ describe('Slack --budget is the operation’s own cost cap', () => {
   });
 
   it('pauses at 80 % with Extend / Stop in the thread; Stop from the requester ends it as a budget stop', async () => {
-    server = await startScriptedServer([
-      text(JSON.stringify(plan)),
-      ...Array.from({ length: CALLS_TO_BUDGET + 2 }, (_, i) => readFile(i)),
-    ]);
-    s = await startSlackSystem({
-      env: {
-        LLM_PROVIDER: 'anthropic',
-        ANTHROPIC_API_KEY: ANTHROPIC_KEY,
-        ANTHROPIC_BASE_URL: server.url,
-        LLM_MODEL: MODEL,
-      },
-    });
+    s = await startBudgeted();
     const repo = await createSampleRepo(s.sys.runtime.localForge!);
     await s.command({ command: '/debug', text: `${repo} slugify keeps spaces --budget ${BUDGET}` });
     const [queued] = await s.sys.runtime.store.list();

@@ -394,26 +394,16 @@ export function currentStep(op, events) {
         if (e.type === 'check') detail = `${e.data?.name} ${e.data?.passed ? 'passed' : 'failed'}`;
       }
       if (op.cancelRequested) detail = 'cancel requested';
-      // The planner is done and nothing runs until a person presses Start: say who is waited for.
-      if (op.planConfirmation?.state === 'pending') {
-        const asked = [...events].reverse().find((e) => e.type === 'plan_confirmation' && e.data?.state === 'pending');
-        return {
-          label: 'Waiting for approval of the plan',
-          detail,
-          since: asked?.ts ?? since,
-          lastOutput,
-          active: true,
-        };
-      }
-      if (op.budgetContract?.pause?.state === 'pending') {
-        const asked = [...events].reverse().find((e) => e.type === 'budget_pause' && e.data?.state === 'pending');
-        return {
-          label: 'Paused at its budget: extend or stop',
-          detail,
-          since: asked?.ts ?? since,
-          lastOutput,
-          active: true,
-        };
+      // Nothing runs until a person answers (Start on the plan, Extend / Stop at the budget): say who is waited for.
+      const waitingFor =
+        op.planConfirmation?.state === 'pending'
+          ? { type: 'plan_confirmation', label: 'Waiting for approval of the plan' }
+          : op.budgetContract?.pause?.state === 'pending'
+            ? { type: 'budget_pause', label: 'Paused at its budget: extend or stop' }
+            : undefined;
+      if (waitingFor) {
+        const asked = [...events].reverse().find((e) => e.type === waitingFor.type && e.data?.state === 'pending');
+        return { label: waitingFor.label, detail, since: asked?.ts ?? since, lastOutput, active: true };
       }
       return { label, detail, since, lastOutput, active: true, quiet: true };
     }
