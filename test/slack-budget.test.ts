@@ -25,10 +25,18 @@ const CALLS_TO_BUDGET = Math.ceil(BUDGET / CALL_COST);
 
 const text = (t: string): Responder =>
   sse(anthropicStream({ content: [{ type: 'text', text: t }], stop_reason: 'end_turn', usage, model: MODEL }));
+/** Distinct inputs: the stuck detector must not end the loop before the budget does. */
 const readFile = (i: number): Responder =>
   sse(
     anthropicStream({
-      content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'read_file', input: { path: 'src/slugify.js' } }],
+      content: [
+        {
+          type: 'tool_use',
+          id: `toolu_${i}`,
+          name: 'read_file',
+          input: { path: 'src/slugify.js', startLine: 1, endLine: i + 1 },
+        },
+      ],
       stop_reason: 'tool_use',
       usage,
       model: MODEL,
@@ -95,7 +103,7 @@ describe('Slack --budget is the operation’s own cost cap', () => {
     expect(op.usage.costUsd).toBeLessThan(BUDGET + CALL_COST);
   });
 
-  it('pauses at 80 % with Extend / Stop in the thread; Stop from the requester ends it as a budget stop', async () => {
+  it('pauses at 80 % with Extend / Stop in the thread; the requester extends once, then stops it as a budget stop', async () => {
     s = await startBudgeted();
     const repo = await createSampleRepo(s.sys.runtime.localForge!);
     await s.command({ command: '/debug', text: `${repo} slugify keeps spaces --budget ${BUDGET}` });
@@ -113,6 +121,24 @@ describe('Slack --budget is the operation’s own cost cap', () => {
     const paused = await s.sys.runtime.store.get(id);
     expect(paused.usage.costUsd).toBeGreaterThanOrEqual(0.8 * BUDGET);
     expect(paused.usage.costUsd).toBeLessThan(0.8 * BUDGET + CALL_COST);
+
+    // Extend needs an amount in the box; with one, the operation goes on and asks again at 80 % of the new budget.
+    const extend = (amount: string) =>
+      s!.click({
+        user: REQUESTER,
+        actionId: 'pw_budget_extend',
+        value: id,
+        hook: `budget-extend-${amount || 'empty'}`,
+        inputs: { pw_budget_amount: { pw_budget_amount_input: amount } },
+      });
+    expect(await extend('')).toBe(200);
+    expect((await s.sys.runtime.store.get(id)).budgetContract?.pause?.state).toBe('pending');
+    expect(await extend('0.01')).toBe(200);
+    await s.waitForEvent(
+      id,
+      (e) => e.type === 'budget_pause' && e.data.state === 'pending' && e.data.limitUsd === 0.02,
+    );
+    expect((await s.sys.runtime.store.get(id)).budgetContract).toMatchObject({ extendedUsd: 0.01 });
 
     expect(await s.click({ user: REQUESTER, actionId: 'pw_budget_stop', value: id, hook: 'budget-stop' })).toBe(200);
     const op = await s.waitForStatus(id, ['failed', 'awaiting_approval', 'cancelled'], 60_000);
