@@ -96,7 +96,7 @@ describe('Slack --budget is the operation’s own cost cap', () => {
     const op = await s.waitForStatus(queued!.id, ['failed', 'awaiting_approval', 'cancelled'], 60_000);
     expect(op.status).toBe('failed');
     expect(op.error).toMatch(/^budget exhausted: cost budget used \(\$0\.\d{4} of \$0\.01\)/);
-    expect(server.requests).toHaveLength(CALLS_TO_BUDGET);
+    expect(server!.requests).toHaveLength(CALLS_TO_BUDGET);
     // Stopped by the budget, never by a cancel request someone had to be allowed to make.
     expect(op.cancelRequested).toBeFalsy();
     expect(op.usage.costUsd).toBeGreaterThanOrEqual(BUDGET);
