@@ -48,6 +48,8 @@ export function blockActionsBody(input: {
   channel?: string;
   messageTs?: string;
   responseUrl: string;
+  /** What the message's input boxes held at the click: block id → action id → value. */
+  inputs?: Record<string, Record<string, string>>;
 }): string {
   const payload = {
     type: 'block_actions',
@@ -64,6 +66,20 @@ export function blockActionsBody(input: {
     channel: { id: input.channel ?? 'C0DEV0001', name: 'dev' },
     message: { ts: input.messageTs ?? '1700000000.000001', type: 'message' },
     response_url: input.responseUrl,
+    ...(input.inputs
+      ? {
+          state: {
+            values: Object.fromEntries(
+              Object.entries(input.inputs).map(([block, fields]) => [
+                block,
+                Object.fromEntries(
+                  Object.entries(fields).map(([action, value]) => [action, { type: 'plain_text_input', value }]),
+                ),
+              ]),
+            ),
+          },
+        }
+      : {}),
     actions: [
       {
         action_id: input.actionId,

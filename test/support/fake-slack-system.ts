@@ -38,7 +38,13 @@ export interface SlackSystem {
   command(
     fields: Omit<SlashCommandFields, 'response_url'> & { response_url?: string },
   ): Promise<{ status: number; body: Record<string, unknown> }>;
-  click(input: { user: string; actionId: string; value: string; hook: string }): Promise<number>;
+  click(input: {
+    user: string;
+    actionId: string;
+    value: string;
+    hook: string;
+    inputs?: Record<string, Record<string, string>>;
+  }): Promise<number>;
   event(event: Record<string, unknown>, eventId?: string): Promise<number>;
   waitForStatus(id: string, statuses: OperationStatus[], timeoutMs?: number): Promise<Operation>;
   waitForEvent(id: string, match: (e: OperationEvent) => boolean, timeoutMs?: number): Promise<OperationEvent>;

@@ -7,6 +7,7 @@ import express, { type Express } from 'express';
 import { z } from 'zod';
 import { accessLog } from './access-log.ts';
 import { boardRouter } from './board-router.ts';
+import { budgetRouter } from './budget-router.ts';
 import { streamFeed } from './dashboard-feed.ts';
 import { dashboardQueueHealth } from './dashboard-queue-health.ts';
 import { dashboardRouter } from './dashboard-router.ts';
@@ -142,6 +143,7 @@ export function createApp(deps: ApiDeps, { now = Date.now }: AppOptions = {}): E
   app.get('/v1/events', auth, (req, res) => streamFeed(req, res, deps));
   app.use('/v1/operations', auth, deployRouter(deps));
   app.use('/v1/operations', auth, planRouter(deps));
+  app.use('/v1/operations', auth, budgetRouter(deps));
   app.use('/v1/operations', auth, interdiffRouter(deps));
   app.get('/v1/operations/:id/verification', auth, dashboardVerification(deps));
   app.use('/v1/board', auth, boardRouter(deps));

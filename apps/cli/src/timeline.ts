@@ -63,6 +63,10 @@ const LINES: { [T in OperationEventType]: Line } = {
   cancel_requested: byName,
   usage: byName,
   plan_confirmation: byName,
+  budget_estimate: (data) =>
+    `estimate $${Number(data.estimateUsd).toFixed(2)} (${String(data.basis)}) of a $${Number(data.limitUsd).toFixed(2)} budget`,
+  budget_pause: (data) =>
+    `budget ${String(data.state)}${data.by ? ` by ${String(data.by)}` : ''}${typeof data.amountUsd === 'number' ? ` +$${data.amountUsd.toFixed(2)}` : ''}`,
   base_merged: byName,
   head_moved: byName,
   retry_of: byName,

@@ -49,4 +49,18 @@ describe('StuckWatchdog', () => {
     watchdog.track(op.id);
     expect(await watchdog.check()).toEqual([]);
   });
+
+  redisTest('leaves an operation paused at its budget alone: it waits for a person', async ({ redis, prefix }) => {
+    const keys = new RedisKeys(prefix);
+    const store = new OperationStore(redis, keys);
+    const events = new OperationEvents(redis, keys);
+    const op = await store.create({ ...TEST_OPERATION, type: 'fix', description: 'z' });
+    const pause = { state: 'pending' as const, since: new Date().toISOString(), spentUsd: 1.6, limitUsd: 2 };
+    await store.transition(op.id, 'running', { budgetContract: { extendedUsd: 0, pause } });
+    await events.append(op.id, 'step', { step: 'agent', state: 'started' });
+    const watchdog = new StuckWatchdog({ redis, keys, store, stuckAfterMs: 1000, now: () => Date.now() + 3_600_000 });
+    watchdog.track(op.id);
+    expect(await watchdog.check()).toEqual([]);
+    expect((await store.get(op.id)).stuck).toBeUndefined();
+  });
 });

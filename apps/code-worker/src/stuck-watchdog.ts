@@ -93,8 +93,9 @@ export class StuckWatchdog {
     const lastMs = last.ms;
     const idleMs = this.now() - lastMs;
     const op = await this.options.store.get(opId);
-    // Waiting for another operation's files, or for a person to confirm the plan, is not being stuck.
-    if (op.status !== 'running' || op.waiting || op.planConfirmation?.state === 'pending') return false;
+    // Waiting for another operation's files, or for a person (the plan, the budget pause), is not being stuck.
+    const waitsForPerson = op.planConfirmation?.state === 'pending' || op.budgetContract?.pause?.state === 'pending';
+    if (op.status !== 'running' || op.waiting || waitsForPerson) return false;
     if (op.stuck && Date.parse(op.stuck.since) < lastMs) {
       await this.write(opId, (cur) => withoutStuck(cur), {
         type: 'unstuck',

@@ -1,7 +1,7 @@
 // What the operation has used (tokens, model calls, cost, time) and the budget it runs under.
 import { cost, duration, h, tokens } from './dom.js';
 
-/** @import { Budget, Usage } from '@pullwright/core' */
+/** @import { Budget, BudgetContract, Usage } from '@pullwright/core' */
 
 /**
  * The limits this operation runs under: its own overrides, else the service defaults.
@@ -20,11 +20,34 @@ function budgetLine(own, defaults) {
 }
 
 /**
+ * The estimate recorded before the agent started, and what people added at the threshold.
+ * @param {BudgetContract | undefined} c
+ */
+function contractLine(c) {
+  if (!c || (c.estimateUsd === undefined && !c.extendedUsd)) return null;
+  const basis =
+    c.estimateBasis === 'history'
+      ? `median of the last ${c.estimateSamples} finished operation(s) of this type`
+      : "the policy's default";
+  return h(
+    'p',
+    { class: 'muted small budget-line', id: 'budget-estimate' },
+    [
+      c.estimateUsd !== undefined ? `Estimate: ${cost(c.estimateUsd)} (${basis})` : '',
+      c.extendedUsd ? `extended by ${cost(c.extendedUsd)}` : '',
+    ]
+      .filter(Boolean)
+      .join(' · '),
+  );
+}
+
+/**
  * @param {Usage} u
  * @param {Budget | undefined} budget  The operation's own overrides.
  * @param {Required<Budget> | undefined} defaults
+ * @param {BudgetContract} [contract]
  */
-export function renderUsage(u, budget, defaults) {
+export function renderUsage(u, budget, defaults, contract) {
   return h(
     'div',
     {},
@@ -42,5 +65,6 @@ export function renderUsage(u, budget, defaults) {
       u.wallTimeMs ? [h('dt', {}, 'Wall time'), h('dd', { class: 'num' }, duration(u.wallTimeMs))] : null,
     ),
     budgetLine(budget ?? {}, defaults),
+    contractLine(contract),
   );
 }

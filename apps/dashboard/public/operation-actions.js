@@ -15,7 +15,7 @@ import { api } from './api.js';
  */
 
 /**
- * The handlers of the header's buttons, the plan decision, the steering box and the deploy button.
+ * The handlers of the header's buttons, the plan and budget decisions, the steering box and the deploy button.
  * @param {string} id
  * @param {ActionPage} page
  */
@@ -74,6 +74,11 @@ export function operationActions(id, page) {
       onModify: (/** @type {string} */ note) =>
         by('plan', { decision: 'modify', note }, 'Plan modified: the coder works with your note.'),
       onCancel: () => by('cancel', {}, 'Cancel requested.'),
+    },
+    budget: {
+      onExtend: (/** @type {number} */ amount) =>
+        by('budget', { action: 'extend', amount }, 'Budget extended: the operation goes on.'),
+      onStop: () => by('budget', { action: 'stop' }, 'Stopping: the work so far is kept.'),
     },
     steer: {
       onMessage: fromBox('messages', 'text', 'Sent: the model reads it before its next step.'),

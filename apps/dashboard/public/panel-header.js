@@ -1,5 +1,6 @@
 // The operation's header card: status and title, the action buttons, the plan decision, steering and deploy.
 import { renderActions } from './card-actions.js';
+import { renderBudgetDecision } from './card-budget.js';
 import { renderDeploy } from './card-deploy.js';
 import { renderPlanDecision } from './card-plan.js';
 import { renderStatus } from './card-status.js';
@@ -21,6 +22,7 @@ export function headerPanel(store, session, handlers) {
     actions: h('div', { class: 'actions', id: 'actions' }),
   };
   const plan = h('div', { id: 'plan-slot' });
+  const budget = h('div', { id: 'budget-slot' });
   const steer = h('div', { id: 'steer', class: 'steer' });
   const deploy = h('div', { id: 'deploy-slot' });
   // The header lays these out itself (flex items): each render replaces its predecessor.
@@ -51,17 +53,27 @@ export function headerPanel(store, session, handlers) {
     ['op'],
     (s) => {
       fill(plan, renderPlanDecision(s.op, handlers.plan));
+      fill(budget, renderBudgetDecision(s.op, handlers.budget));
       fill(steer, renderSteer(s.op, handlers.steer));
       fill(deploy, renderDeploy(s.op, handlers.deploy));
     },
     (s) => {
-      const { status, cancelRequested, pullRequest, planConfirmation, deploy } = s.op;
-      return [status, cancelRequested, pullRequest?.number, planConfirmation?.state, deploy?.status].join('|');
+      const { status, cancelRequested, pullRequest, planConfirmation, deploy, budgetContract } = s.op;
+      const pause = budgetContract?.pause;
+      return [
+        status,
+        cancelRequested,
+        pullRequest?.number,
+        planConfirmation?.state,
+        deploy?.status,
+        pause?.state,
+        pause?.limitUsd,
+      ].join('|');
     },
   );
 
   return {
-    element: h('header', { class: 'op-header card' }, slots.status, slots.actions, plan, steer, deploy),
+    element: h('header', { class: 'op-header card' }, slots.status, slots.actions, plan, budget, steer, deploy),
     /** The action block on the page now (a request disables its buttons). */
     actions: () => slots.actions,
   };

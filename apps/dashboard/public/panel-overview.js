@@ -30,6 +30,7 @@ const OUTCOME_TITLES = {
   checks_failed: 'Failed: checks',
   no_change: 'Failed: no changes',
   budget: 'Failed: budget exhausted',
+  spend_cap: 'Refused: daily spending cap',
   stuck: 'Failed: stuck',
   review_rejected: 'Failed: the review rejected it',
   invalid_plan: 'Failed: invalid plan',

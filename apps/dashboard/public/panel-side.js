@@ -24,7 +24,7 @@ export function sidePanel(store, session, record) {
 
   const tick = () => fill(progress, renderProgress(op(), store.get().events, Date.now()));
   store.watch(['op', 'events'], tick);
-  store.watch(['op'], (s) => fill(usage, renderUsage(s.op.usage, s.op.budget, session.budget)));
+  store.watch(['op'], (s) => fill(usage, renderUsage(s.op.usage, s.op.budget, session.budget, s.op.budgetContract)));
   store.watch(['board'], (s) => fill(board, renderLocks(s.board, op())));
   let drawn = 0;
   store.watch(['events'], (s) => {

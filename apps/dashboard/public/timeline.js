@@ -248,6 +248,20 @@ const DESCRIBE = {
   overlap: (d) => ({ text: `Overlaps open branches on ${(d.files ?? []).join(', ')}`, tone: 'bad' }),
   base_merged: line('Base branch merged into the branch; checks re-run', 'info'),
   head_moved: (d) => ({ text: `New push ${String(d.headSha ?? '').slice(0, 7)}: approval withdrawn`, tone: 'bad' }),
+  budget_estimate: (d) => ({
+    text: `Estimated spend $${Number(d.estimateUsd).toFixed(2)} (${d.basis === 'history' ? `median of ${d.samples} earlier operation(s)` : "the policy's default"}) of a $${Number(d.limitUsd).toFixed(2)} budget`,
+    tone: 'info',
+  }),
+  budget_pause: (d) => {
+    if (d.state === 'pending') return { text: `Paused at ${d.percent} % of the budget: extend or stop`, tone: 'bad' };
+    if (d.state === 'extended')
+      return { text: `Budget extended by $${Number(d.amountUsd).toFixed(2)} by ${d.by ?? 'someone'}`, tone: 'good' };
+    return {
+      text:
+        d.by === 'timeout' ? 'Nobody answered at the budget: stopped' : `Stopped at the budget by ${d.by ?? 'someone'}`,
+      tone: 'bad',
+    };
+  },
   plan_confirmation: (d) => {
     if (d.state === 'started') return { text: `Plan started by ${d.by ?? 'someone'}`, tone: 'good' };
     if (d.state === 'modified')
@@ -318,6 +332,8 @@ export const CHANGES_RECORD = {
   risk: true,
   approval: true,
   plan_confirmation: true,
+  budget_estimate: true,
+  budget_pause: true,
   deploy: true,
   sandbox: true,
   plan_step: false,
@@ -378,16 +394,16 @@ export function currentStep(op, events) {
         if (e.type === 'check') detail = `${e.data?.name} ${e.data?.passed ? 'passed' : 'failed'}`;
       }
       if (op.cancelRequested) detail = 'cancel requested';
-      // The planner is done and nothing runs until a person presses Start: say who is waited for.
-      if (op.planConfirmation?.state === 'pending') {
-        const asked = [...events].reverse().find((e) => e.type === 'plan_confirmation' && e.data?.state === 'pending');
-        return {
-          label: 'Waiting for approval of the plan',
-          detail,
-          since: asked?.ts ?? since,
-          lastOutput,
-          active: true,
-        };
+      // Nothing runs until a person answers (Start on the plan, Extend / Stop at the budget): say who is waited for.
+      const waitingFor =
+        op.planConfirmation?.state === 'pending'
+          ? { type: 'plan_confirmation', label: 'Waiting for approval of the plan' }
+          : op.budgetContract?.pause?.state === 'pending'
+            ? { type: 'budget_pause', label: 'Paused at its budget: extend or stop' }
+            : undefined;
+      if (waitingFor) {
+        const asked = [...events].reverse().find((e) => e.type === waitingFor.type && e.data?.state === 'pending');
+        return { label: waitingFor.label, detail, since: asked?.ts ?? since, lastOutput, active: true };
       }
       return { label, detail, since, lastOutput, active: true, quiet: true };
     }

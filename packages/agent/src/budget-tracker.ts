@@ -46,14 +46,23 @@ export class BudgetTracker {
   #unpriced: string | undefined;
   #unpricedCalls = 0;
 
-  constructor(
-    readonly limits: BudgetLimits,
-    options: BudgetTrackerOptions = {},
-  ) {
+  #limits: BudgetLimits;
+
+  constructor(limits: BudgetLimits, options: BudgetTrackerOptions = {}) {
+    this.#limits = { ...limits };
     this.#earlier = options.spent ?? { turns: 0, tokens: 0, costUsd: 0, wallMs: 0 };
     this.#now = options.now ?? Date.now;
     this.#startedAt = options.startedAt ?? this.#now();
     this.#prices = options.prices ?? PRICE_TABLE;
+  }
+
+  get limits(): BudgetLimits {
+    return this.#limits;
+  }
+
+  /** A person extended the cost budget at its threshold (issue 32): the loop goes on with more. */
+  extendCost(usd: number): void {
+    this.#limits = { ...this.#limits, costUsd: this.#limits.costUsd + usd };
   }
 
   /** Records one model call; returns its cost in USD. */

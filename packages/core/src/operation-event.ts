@@ -43,6 +43,9 @@ export const OperationEventData = {
   /** Model usage metered (tokens, cost). */
   usage: z.looseObject({}),
   plan_confirmation: z.looseObject({ state: z.string() }),
+  /** The spend estimate before the agent starts, and the budget pause at its threshold (pending, extended, stopped). */
+  budget_estimate: z.looseObject({ estimateUsd: z.number(), basis: z.string() }),
+  budget_pause: z.looseObject({ state: z.string() }),
   deploy: z.looseObject({ step: z.string() }),
   /** Per-step verification: a plan task started, verified, still red or done. */
   plan_step: z.looseObject({ taskId: z.string(), state: z.string() }),

@@ -288,6 +288,78 @@ export const PlanConfirmation = z.object({
 export type PlanConfirmation = z.infer<typeof PlanConfirmation>;
 
 /**
+ * The operation's spending contract (issue 32): the estimate shown before the agent starts,
+ * the cost the people asked at the threshold added on top of the budget, and the pause
+ * waiting for their decision (`extend` by an amount, or `stop` keeping the work).
+ */
+export const BudgetPause = z.object({
+  state: z.enum(['pending', 'extended', 'stopped']),
+  /** ISO time the operation paused. */
+  since: z.string(),
+  /** What it had spent, and its cost limit then (USD). */
+  spentUsd: z.number().nonnegative(),
+  limitUsd: z.number().nonnegative(),
+  by: z.string().optional(),
+  at: z.string().optional(),
+  amountUsd: z.number().positive().optional(),
+});
+export type BudgetPause = z.infer<typeof BudgetPause>;
+
+export const BudgetContract = z.object({
+  /** What an operation of this type on this repository is expected to cost (USD). */
+  estimateUsd: z.number().nonnegative().optional(),
+  /** `history`: the median of the repository's last finished operations of this type; `policy`: the policy's default. */
+  estimateBasis: z.enum(['history', 'policy']).optional(),
+  /** How many finished operations the estimate is the median of (0 for `policy`). */
+  estimateSamples: z.number().int().nonnegative().optional(),
+  /** USD people added to the cost budget at its threshold, in total. */
+  extendedUsd: z.number().nonnegative().default(0),
+  pause: BudgetPause.optional(),
+});
+export type BudgetContract = z.infer<typeof BudgetContract>;
+
+export interface BudgetDecision {
+  action: 'extend' | 'stop';
+  by: string;
+  /** For `extend`: USD added to the cost budget. */
+  amountUsd?: number;
+}
+
+/**
+ * The pending budget pause, decided. Pure, for `OperationStore.update`: a second click, or
+ * a decision on an operation that is not paused, is a `conflict`.
+ */
+export function decideBudget(op: Operation, d: BudgetDecision, now = new Date()): Operation {
+  const contract = op.budgetContract;
+  const pending = contract?.pause?.state === 'pending' ? contract.pause : undefined;
+  if (op.status !== 'running' || op.cancelRequested || !contract || !pending) {
+    const decided = contract?.pause && contract.pause.state !== 'pending' ? contract.pause : undefined;
+    const message = decided
+      ? `the budget of ${op.id} was already ${decided.state} by ${decided.by ?? 'someone'}`
+      : `operation ${op.id} is not paused at its budget (${op.cancelRequested ? 'cancelling' : op.status})`;
+    throw new PullwrightError('conflict', message, { status: op.status, state: contract?.pause?.state ?? null });
+  }
+  const at = now.toISOString();
+  if (d.action === 'stop')
+    return {
+      ...op,
+      budgetContract: { ...contract, pause: { ...pending, state: 'stopped', by: d.by, at } },
+      updatedAt: at,
+    };
+  const amountUsd = d.amountUsd ?? 0;
+  if (!(amountUsd > 0)) throw new PullwrightError('validation_failed', 'extending the budget needs an amount above 0');
+  return {
+    ...op,
+    budgetContract: {
+      ...contract,
+      extendedUsd: contract.extendedUsd + amountUsd,
+      pause: { ...pending, state: 'extended', by: d.by, at, amountUsd },
+    },
+    updatedAt: at,
+  };
+}
+
+/**
  * Marks an operation as one attempt at an evaluation task (`pullwright eval run`, see
  * @pullwright/eval): it runs the `run` job's steps with the same gates and budget, from a
  * worktree holding the base commit alone, and ends `evaluated` with its change recorded for
@@ -338,6 +410,7 @@ export const Operation = z.object({
   review: z.unknown().optional(),
   evidence: Evidence.optional(),
   budget: Budget.optional(),
+  budgetContract: BudgetContract.optional(),
   filesChanged: z.array(z.string()).default([]),
   checks: z.array(CheckResult).default([]),
   findings: z.array(z.unknown()).default([]),

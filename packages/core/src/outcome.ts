@@ -27,6 +27,17 @@ export const Outcome = z.discriminatedUnion('code', [
   z.object({ code: z.literal('no_change'), detail }),
   /** The budget ran out; `kept` names the branch or artifact holding the work so far. */
   z.object({ code: z.literal('budget'), detail, kept: z.string().optional() }),
+  /**
+   * Refused at the door: a daily spending cap of the policy is used up. `cap` names it
+   * (`repository_daily_usd` or `daily_usd`), `resetsAt` is the next UTC midnight (ISO).
+   */
+  z.object({
+    code: z.literal('spend_cap'),
+    cap: z.string(),
+    limitUsd: z.number(),
+    spentUsd: z.number(),
+    resetsAt: z.string(),
+  }),
   /** The same failure came back after repairs. */
   z.object({ code: z.literal('stuck'), detail, kept: z.string().optional() }),
   z.object({ code: z.literal('review_rejected'), detail }),
@@ -105,6 +116,13 @@ export const OUTCOME_KINDS = {
   no_change: labelled('no changes', 'failed'),
   budget: { status: 'failed', retryable: false, describe: (o) => keptIn(o, 'budget exhausted') },
   stuck: { status: 'failed', retryable: false, describe: (o) => keptIn(o, 'stuck') },
+  spend_cap: {
+    status: 'failed',
+    // The same request runs once the cap resets.
+    retryable: true,
+    describe: (o) =>
+      `refused: the daily cap ${o.cap} ($${o.limitUsd.toFixed(2)}) is spent ($${o.spentUsd.toFixed(2)} today); it resets at ${o.resetsAt}`,
+  },
   review_rejected: labelled('review rejected the change', 'failed'),
   invalid_plan: labelled('invalid plan', 'failed', true),
   invalid_review: labelled('invalid review', 'failed', true),

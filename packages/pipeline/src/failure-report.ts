@@ -25,6 +25,8 @@ export interface FailureReportInput {
 const RECOMMENDATIONS = {
   budget:
     "Raise the operation's budget (turns, tokens, time or cost) and retry, or finish the change by hand from the kept diff.",
+  spend_cap:
+    'A daily spending cap of the policy is used up: retry after it resets, or raise budgets.repository_daily_usd / daily_usd in the policy.',
   stuck:
     'The same failure came back after repairs: read the first failing trace below, then retry with a more specific description (the file and the behaviour to change).',
   checks_failed:

@@ -7,6 +7,7 @@ export * from './baseline-checks.ts';
 export { CredentialBroker } from './broker/credential-broker.ts';
 export type { GatewayMeter } from './broker/gateway-meter.ts';
 export type { GatewayRefusal, ModelGateway } from './broker/model-gateway.ts';
+export { BudgetDecisions } from './budget/budget-decisions.ts';
 export * from './ci-revision.ts';
 export * from './demo-mode.ts';
 export * from './deploy-operation.ts';

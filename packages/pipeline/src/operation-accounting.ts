@@ -1,6 +1,6 @@
 import { type BudgetLimits, BudgetTracker, type CheckRun, type ModelUsage, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, Operation } from '@pullwright/core';
-import type { JobName, OperationStore } from '@pullwright/queue';
+import type { JobName } from '@pullwright/queue';
 import type { Redactor } from '@pullwright/security';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -54,16 +54,30 @@ export function operationBudget(
   now?: () => number,
 ): BudgetTracker {
   const u = op.usage;
-  return new BudgetTracker(tightestBudget(budgetLimits(deps.budget, op.budget), policy), {
+  const limits = tightestBudget(budgetLimits(deps.budget, op.budget), policy);
+  // What people added at the threshold is theirs to give: it goes on top of the policy's cost cap.
+  limits.costUsd += op.budgetContract?.extendedUsd ?? 0;
+  return new BudgetTracker(limits, {
     spent: { turns: u.modelCalls, tokens: u.inputTokens + u.outputTokens, costUsd: u.costUsd, wallMs: u.wallTimeMs },
     prices: deps.prices,
     ...(now ? { now } : {}),
   });
 }
 
-/** Adds one model call's tokens and cost to the operation, so dashboards and budgets stay current. */
-export function usageRecorder(store: OperationStore, opId: string, budget: BudgetTracker) {
+/**
+ * Adds one model call's tokens and cost to the operation, so dashboards and budgets stay
+ * current, and its cost to the day's spend of the repository and of all operations (the
+ * daily caps every spending job checks at its door).
+ */
+export function usageRecorder(
+  deps: Pick<PipelineDeps, 'store' | 'dailySpend'>,
+  op: Pick<Operation, 'id' | 'repo'>,
+  budget: BudgetTracker,
+) {
+  const { store } = deps;
+  const opId = op.id;
   return async (u: ModelUsage, costUsd: number): Promise<void> => {
+    await deps.dailySpend.add(op.repo, costUsd);
     await store.update(
       opId,
       (cur) => ({

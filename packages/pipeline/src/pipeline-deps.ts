@@ -6,6 +6,7 @@ import type {
   ArtifactStore,
   CodeQueue,
   ConversationCheckpoints,
+  DailySpend,
   FeatureRequestStore,
   OperationEvents,
   OperationInbox,
@@ -50,6 +51,8 @@ export interface PipelineDeps {
   /** Transcripts and kept diffs: shared storage any API replica reads (Redis by default). */
   artifacts: ArtifactStore;
   budget: { turns: number; tokens: number; wallMs: number; costUsd: number };
+  /** Model spend per UTC day, per repository and overall: the policy's daily caps read it. */
+  dailySpend: DailySpend;
   /** Model prices: the built-in table with LLM_PRICES on top (an unpriced model cannot be held to a cost cap). */
   prices: PriceTable;
   maxRepairs: number;

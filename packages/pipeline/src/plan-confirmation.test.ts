@@ -1,6 +1,7 @@
 import { decidePlan, emptyUsage, type Operation } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
-import { describeWait, needsPlanConfirmation, planWithNote } from './plan-confirmation.ts';
+import { needsPlanConfirmation, planWithNote } from './plan-confirmation.ts';
+import { describeWait } from './wait-for-person.ts';
 
 function op(overrides: Partial<Operation> = {}): Operation {
   return {

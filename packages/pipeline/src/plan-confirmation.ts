@@ -1,9 +1,9 @@
 import type { Plan } from '@pullwright/agent';
 import type { Operation, Outcome, PlanConfirmation } from '@pullwright/core';
 import type { OperationStore } from '@pullwright/queue';
+import { waitForPerson } from './wait-for-person.ts';
 
 export const DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS = 3_600_000;
-const POLL_MS = 500;
 
 /**
  * Whether the coder waits for a person to confirm the plan: an `/implement` from Slack does
@@ -58,23 +58,12 @@ export async function awaitPlanConfirmation(input: AwaitPlanConfirmationInput): 
     { plan, planConfirmation: { state: 'pending', since } },
     { type: 'plan_confirmation', data: { state: 'pending', since, timeoutMs, plan } },
   );
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const op = await store.get(opId);
-    if (op.status !== 'running') return { go: false, stop: { code: 'requested', detail: `operation is ${op.status}` } };
-    if (op.cancelRequested) return { go: false, stop: { code: 'requested' } };
-    const c = op.planConfirmation;
-    if (c && c.state !== 'pending') return { go: true, confirmation: c };
-    const left = deadline - Date.now();
-    if (left <= 0) return { go: false, stop: { code: 'timeout', within: describeWait(timeoutMs) } };
-    await new Promise((r) => setTimeout(r, Math.min(input.pollMs ?? POLL_MS, left)));
-  }
-}
-
-/** `1 h`, `90 min`, `30 s`, `300 ms`: the unit the setting was most likely written in. */
-export function describeWait(ms: number): string {
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
-  return `${ms} ms`;
+  const answer = await waitForPerson({
+    store,
+    opId,
+    timeoutMs,
+    ...(input.pollMs !== undefined ? { pollMs: input.pollMs } : {}),
+    answer: (op) => (op.planConfirmation && op.planConfirmation.state !== 'pending' ? op.planConfirmation : undefined),
+  });
+  return answer.answered ? { go: true, confirmation: answer.value } : { go: false, stop: answer.stop };
 }

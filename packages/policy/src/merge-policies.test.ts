@@ -129,6 +129,20 @@ describe('mergePolicies: the repository file only tightens', () => {
     expect(p.budgets).toEqual({ turns: 40, tokens: 1000, cost_usd: 1 });
   });
 
+  it('budget contracts: the earlier pause, the shorter wait, the lower caps; the repository’s estimate', () => {
+    const p = merge(
+      'budgets: { pause_at_percent: 90, decision_timeout_ms: 600000, estimate_usd: 1, daily_usd: 100 }',
+      'budgets: { pause_at_percent: 70, decision_timeout_ms: 3600000, estimate_usd: 0.2, repository_daily_usd: 10, daily_usd: 500 }',
+    );
+    expect(p.budgets).toEqual({
+      pause_at_percent: 70,
+      decision_timeout_ms: 600_000,
+      estimate_usd: 0.2,
+      repository_daily_usd: 10,
+      daily_usd: 100,
+    });
+  });
+
   it('branches.prefix: must stay inside the service prefix', () => {
     expect(merge('', 'branches: { prefix: agent/payments/ }').branches.prefix).toBe('agent/payments/');
     expect(() => merge('', 'branches: { prefix: bot/ }')).toThrow(

@@ -174,6 +174,18 @@ export function mergePolicies(service: ServicePolicyFile, repo: RepoPolicyFile, 
       ...optionalEntry('tokens', minDefined(base.budgets.tokens, repo.budgets?.tokens)),
       ...optionalEntry('wall_ms', minDefined(base.budgets.wall_ms, repo.budgets?.wall_ms)),
       ...optionalEntry('cost_usd', minDefined(base.budgets.cost_usd, repo.budgets?.cost_usd)),
+      // Stricter wins: the earlier pause, the shorter wait, the lower cap. The estimate is the repository's own.
+      ...optionalEntry('pause_at_percent', minDefined(base.budgets.pause_at_percent, repo.budgets?.pause_at_percent)),
+      ...optionalEntry(
+        'decision_timeout_ms',
+        minDefined(base.budgets.decision_timeout_ms, repo.budgets?.decision_timeout_ms),
+      ),
+      ...optionalEntry('estimate_usd', repo.budgets?.estimate_usd ?? base.budgets.estimate_usd),
+      ...optionalEntry(
+        'repository_daily_usd',
+        minDefined(base.budgets.repository_daily_usd, repo.budgets?.repository_daily_usd),
+      ),
+      ...optionalEntry('daily_usd', minDefined(base.budgets.daily_usd, repo.budgets?.daily_usd)),
     },
     branches: { prefix: prefix ?? base.branches.prefix },
     triggers: {

@@ -153,6 +153,20 @@ const policyShape = {
       tokens: z.number().int().positive().optional(),
       wall_ms: z.number().int().positive().optional(),
       cost_usd: z.number().positive().max(1000).optional(),
+      /**
+       * Issue 32: at this percentage of the cost budget the operation pauses and asks the
+       * requester and approvers to extend it or stop. Default 80; 100 never pauses (the
+       * operation stops at its budget, keeping the work).
+       */
+      pause_at_percent: z.number().int().min(1).max(100).optional(),
+      /** How long a paused operation waits for extend / stop before it stops. Default 1 h, as a plan waits. */
+      decision_timeout_ms: z.number().int().positive().max(86_400_000).optional(),
+      /** The estimate shown when the repository has no finished operation of the type yet (USD). Default none. */
+      estimate_usd: z.number().nonnegative().max(1000).optional(),
+      /** What one repository's operations may spend per UTC day, all together (USD). Default no cap. */
+      repository_daily_usd: z.number().positive().max(1_000_000).optional(),
+      /** What all operations may spend per UTC day, all repositories together (USD). Default no cap. */
+      daily_usd: z.number().positive().max(1_000_000).optional(),
     })
     .optional(),
   branches: z
@@ -354,6 +368,11 @@ export const Policy = z.object({
     tokens: z.number().optional(),
     wall_ms: z.number().optional(),
     cost_usd: z.number().optional(),
+    pause_at_percent: z.number().optional(),
+    decision_timeout_ms: z.number().optional(),
+    estimate_usd: z.number().optional(),
+    repository_daily_usd: z.number().optional(),
+    daily_usd: z.number().optional(),
   }),
   branches: z.object({ prefix: z.string() }),
   /** Absent from snapshots taken before triggers existed: read as the defaults. */

@@ -2,6 +2,7 @@ export * from './artifact-store.ts';
 export * from './audit-trail.ts';
 export * from './code-queue.ts';
 export * from './conversation-checkpoints.ts';
+export * from './daily-spend.ts';
 export * from './event-source-log.ts';
 export * from './feature-request-store.ts';
 export * from './job-schemas.ts';

@@ -23,6 +23,14 @@ export class RedisKeys {
     return `${this.prefix}:gateway:{${subject}}`;
   }
 
+  /**
+   * Model spend (USD) on one UTC day: one repository's, or all operations' without `repo`.
+   * The day is the hash tag, so both counters of a day share a Cluster slot (one script adds to both).
+   */
+  dailySpend(day: string, repo?: string): string {
+    return `${this.prefix}:spend:{${day}}:${repo ? `repo:${repo}` : 'all'}`;
+  }
+
   /** Messages for a running operation from people (Slack thread replies…). */
   inbox(id: string): string {
     return `${this.prefix}:op:{${id}}:inbox`;

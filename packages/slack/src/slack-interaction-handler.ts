@@ -1,4 +1,10 @@
-import { decidePlan, isPullwrightError, type PlanDecision } from '@pullwright/core';
+import { type BudgetDecision, decideBudget, decidePlan, isPullwrightError, type PlanDecision } from '@pullwright/core';
+import {
+  BUDGET_AMOUNT_BLOCK,
+  BUDGET_AMOUNT_INPUT,
+  BUDGET_EXTEND_ACTION,
+  BUDGET_STOP_ACTION,
+} from './slack-budget-messages.ts';
 import type { SlackDeps } from './slack-deps.ts';
 import {
   APPROVE_ACTION,
@@ -30,7 +36,9 @@ export type InteractionOutcome =
   | 'failed'
   | 'ignored'
   | 'opened'
-  | 'deploying';
+  | 'deploying'
+  | 'extended'
+  | 'stopped';
 
 /** What Slack does with a modal submission: close it (`{}`), or show an error under the text box. */
 export type ViewAnswer = Record<string, never> | { response_action: 'errors'; errors: Record<string, string> };
@@ -50,6 +58,8 @@ export class SlackInteractionHandler {
   async handle(payload: BlockActionsPayload): Promise<InteractionOutcome> {
     const action = payload.actions[0]!;
     if (PLAN_ACTIONS.has(action.action_id)) return this.#plan(payload, action.action_id);
+    if (action.action_id === BUDGET_EXTEND_ACTION || action.action_id === BUDGET_STOP_ACTION)
+      return this.#budget(payload, action.action_id);
     if (action.action_id === REVISE_ACTION) return this.#openRevise(payload);
     if (action.action_id === DEPLOY_ACTION) return this.#deploy(payload);
     if (action.action_id !== APPROVE_ACTION && action.action_id !== REJECT_ACTION) return 'ignored';
@@ -115,6 +125,44 @@ export class SlackInteractionHandler {
     } catch (err) {
       if (!isPullwrightError(err)) throw err;
       await this.#tell(payload, `Could not act on the plan of ${opId}: ${err.message}`);
+      return 'failed';
+    }
+  }
+
+  /** Extend (by the amount in the box) or Stop at the budget's threshold: the requester or an approver. */
+  async #budget(payload: BlockActionsPayload, actionId: string): Promise<InteractionOutcome> {
+    const opId = OP_ID.exec(payload.actions[0]!.value ?? '')?.[0];
+    if (!opId) return 'ignored';
+    const { store, settings } = this.deps;
+    const user = payload.user.id;
+    try {
+      if (!mayCancel(user, await store.get(opId), settings.approvers)) {
+        await this.#tell(payload, `Only the requester or an approver may extend or stop the budget of ${opId}.`);
+        return 'refused';
+      }
+      const typed = payload.state?.values[BUDGET_AMOUNT_BLOCK]?.[BUDGET_AMOUNT_INPUT]?.value?.trim() ?? '';
+      const amountUsd = Number(typed.replace(/^\$/, ''));
+      if (actionId === BUDGET_EXTEND_ACTION && !(amountUsd > 0 && amountUsd <= 1000)) {
+        await this.#tell(
+          payload,
+          'Write the amount to add in USD (above 0, at most 1000) in the box, then press Extend.',
+        );
+        return 'refused';
+      }
+      const d: BudgetDecision =
+        actionId === BUDGET_EXTEND_ACTION ? { action: 'extend', by: user, amountUsd } : { action: 'stop', by: user };
+      await store.update(opId, (op) => decideBudget(op, d), {
+        type: 'budget_pause',
+        data: {
+          state: d.action === 'extend' ? 'extended' : 'stopped',
+          by: user,
+          ...(d.amountUsd !== undefined ? { amountUsd: d.amountUsd } : {}),
+        },
+      });
+      return d.action === 'extend' ? 'extended' : 'stopped';
+    } catch (err) {
+      if (!isPullwrightError(err)) throw err;
+      await this.#tell(payload, `Could not act on the budget of ${opId}: ${err.message}`);
       return 'failed';
     }
   }

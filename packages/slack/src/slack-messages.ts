@@ -13,6 +13,7 @@ import {
 import type { KnownBlock } from '@slack/types';
 import { actionButton, confirmDialog, section } from './block-kit.ts';
 import { escapeSlackText } from './escape-slack-text.ts';
+import { budgetDecidedText, budgetEstimateText, budgetPauseBlocks } from './slack-budget-messages.ts';
 import type { SlackMessage } from './slack-client.ts';
 
 export { escapeSlackText };
@@ -341,6 +342,8 @@ export class SlackMessages {
         return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
       case 'plan_confirmation':
         return d.state === 'pending' ? 'waiting for Start on the plan' : `plan ${str(d.state) ?? 'decided'}`;
+      case 'budget_pause':
+        return d.state === 'pending' ? 'paused at the budget: extend or stop' : `budget ${str(d.state) ?? 'decided'}`;
       // The rest keep the step line as it is; `note` below names every type.
       default:
         return undefined;
@@ -400,6 +403,17 @@ export class SlackMessages {
         return plain(`:incoming_envelope: The model read the message from <@${escapeSlackText(str(d.from) ?? '?')}>.`);
       case 'plan_confirmation':
         return d.state === 'pending' ? this.planConfirmation(op, d.plan) : undefined;
+      case 'budget_estimate':
+        return plain(budgetEstimateText(d));
+      case 'budget_pause':
+        return d.state === 'pending'
+          ? {
+              text: `${op.id} paused at its budget's threshold: extend it or stop.`,
+              blocks: budgetPauseBlocks(op, d),
+              milestone: true,
+              approval: false,
+            }
+          : plain(budgetDecidedText(d, this.#who(d.by)), true);
       case 'cancel_requested':
         return plain(`:hand: Cancel requested by ${this.#who(d.by)}; stopping after the current step.`);
       case 'revision':
@@ -561,6 +575,7 @@ const OUTCOME_EMOJI = {
   checks_failed: ':boom:',
   no_change: ':zero:',
   budget: ':money_with_wings:',
+  spend_cap: ':money_with_wings:',
   stuck: ':repeat:',
   review_rejected: ':mag:',
   invalid_plan: ':boom:',

@@ -8,6 +8,7 @@ import {
   type ReviseJobPayload,
 } from '@pullwright/queue';
 import { gitClient } from '@pullwright/workspace';
+import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { withForgeRetries } from '../gates/forge-retries.ts';
@@ -28,7 +29,7 @@ import {
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
-import { operationTranscript, readInbox, stopReason } from '../steps/solve-step.ts';
+import { operationTranscript, readInbox } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
 import { quote, trackingBody } from '../tracking-comment.ts';
@@ -180,10 +181,10 @@ const reviseAgentStep: Step<ReviseContext> = {
       context: gate.toolContext(),
       budget,
       transcript: operationTranscript(deps, ctx.opId),
-      shouldStop: () => stopReason(ctx),
+      shouldStop: () => stopOrPauseAtBudget(ctx),
       readInbox: () => readInbox(ctx),
       onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),
-      onUsage: usageRecorder(deps.store, ctx.opId, budget),
+      onUsage: usageRecorder(deps, ctx.op, budget),
       onModelCall: (call) => record.modelCall(call),
     }).finally(() => mcp.close());
     if (result.stop !== 'completed') {

@@ -1,6 +1,8 @@
 import { branchNameFor } from '@pullwright/core';
-import { parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
+import { type Policy, parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
 import { gitClient } from '@pullwright/workspace';
+import { dailyCapRefusal } from '../budget/daily-cap-refusal.ts';
+import { spendEstimate } from '../budget/spend-estimate.ts';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { WorkspaceGate } from '../gates/workspace-gate.ts';
@@ -60,6 +62,11 @@ export const prepareStep: Step<WorkContext> = {
     const repoFile = fileText === undefined ? undefined : parseRepoPolicy(fileText);
     if (!ctx.op.policy) ctx.op = await deps.approvalPolicy.atClaim(ctx.opId, repoFile);
     const policy = deps.approvalPolicy.policyOf(ctx.op);
+    // issue 32: refused at the door once a daily cap is spent (runs, revisions, red-CI retries).
+    const refused = dailyCapRefusal(await deps.dailySpend.spent(repo), policy.budgets);
+    if (refused) throw new StopOperation(refused);
+    if (ctx.kind === 'run' && ctx.op.budgetContract?.estimateUsd === undefined)
+      await recordEstimate(ctx, policy.budgets);
 
     const branch = ctx.op.branch ?? (ctx.kind === 'run' ? branchNameFor(ctx.op, policy.branches.prefix) : undefined);
     if (!branch)
@@ -174,3 +181,28 @@ export const prepareStep: Step<WorkContext> = {
     return { branch, baseSha, startSha, resumed: ws.resumed, fetched, checks: Object.keys(commands.checks) };
   },
 };
+
+/** The spend estimate on the operation and in its events (dashboard, Slack), beside the cost budget it runs under. */
+async function recordEstimate(ctx: WorkContext, budgets: Policy['budgets']): Promise<void> {
+  const { deps } = ctx;
+  const estimate = await spendEstimate(deps.store, ctx.op, budgets);
+  if (!estimate) return;
+  const limitUsd = operationBudget(deps, ctx.op, budgets).limits.costUsd;
+  ctx.op = await deps.store.update(
+    ctx.opId,
+    (cur) => ({
+      ...cur,
+      budgetContract: { extendedUsd: 0, ...cur.budgetContract, ...estimate },
+      updatedAt: new Date().toISOString(),
+    }),
+    {
+      type: 'budget_estimate',
+      data: {
+        estimateUsd: estimate.estimateUsd,
+        basis: estimate.estimateBasis,
+        samples: estimate.estimateSamples,
+        limitUsd,
+      },
+    },
+  );
+}

@@ -1,6 +1,7 @@
 import { numberPlan, type SolveOutcome, type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
-import { artifactAppender, KEPT_DIFF_ARTIFACT, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
+import { artifactAppender, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
+import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
@@ -11,6 +12,8 @@ import {
   needsPlanConfirmation,
   planWithNote,
 } from '../plan-confirmation.ts';
+import { keepWork } from './keep-work.ts';
+import { stopReason } from './stop-reason.ts';
 import { checkFailureText } from './verify-step.ts';
 import { baselineOf, type WorkContext, workOf } from './work-context.ts';
 
@@ -65,13 +68,6 @@ function targetFilesOf(ctx: WorkContext): string[] {
   });
 }
 
-/** Between model calls: a reason to stop (a cancel request, an operation that ended elsewhere). */
-export async function stopReason(ctx: WorkContext): Promise<string | undefined> {
-  const cur = await ctx.deps.store.get(ctx.opId);
-  if (cur.status !== 'running') return `operation is ${cur.status}`;
-  return cur.cancelRequested ? 'cancelled on request' : undefined;
-}
-
 /** Messages people sent to the running operation, recorded and handed to the model. */
 export async function readInbox(ctx: WorkContext): Promise<string[]> {
   const { deps } = ctx;
@@ -117,7 +113,7 @@ export const solveStep: Step<WorkContext> = {
       changedFiles: () => deps.workspace.changedFiles(ws.dir, baseSha),
       readFile: (rel) => gate.readFile(rel),
       transcript: operationTranscript(deps, opId),
-      shouldStop: () => stopReason(ctx),
+      shouldStop: () => stopOrPauseAtBudget(ctx),
       readInbox: () => readInbox(ctx),
       onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
       onModelCall: (call) => record.modelCall(call),
@@ -167,7 +163,7 @@ export const solveStep: Step<WorkContext> = {
         return plan;
       },
       onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
-      onUsage: usageRecorder(store, opId, budget),
+      onUsage: usageRecorder(deps, ctx.op, budget),
     }).finally(() => mcp.close());
     ctx.fixReports = result.fixReports;
     if (result.review) await record.review(result.review);
@@ -210,14 +206,4 @@ async function stopForOutcome(
  */
 export function operationTranscript(deps: WorkContext['deps'], opId: string): TranscriptWriter {
   return new TranscriptWriter(artifactAppender(deps.artifacts, opId, TRANSCRIPT_ARTIFACT), deps.redactor);
-}
-
-/** Saves the unpushed diff as an artifact of the operation, so work cut short by a budget is not lost. */
-async function keepWork(ctx: WorkContext): Promise<string | undefined> {
-  const { deps } = ctx;
-  const { ws, baseSha } = workOf(ctx);
-  const diff = await deps.workspace.diff(ws.dir, baseSha);
-  if (!diff.trim()) return undefined;
-  await deps.artifacts.put(ctx.opId, KEPT_DIFF_ARTIFACT, deps.redactor.redact(diff));
-  return `the operation's ${KEPT_DIFF_ARTIFACT} artifact`;
 }
