@@ -112,14 +112,17 @@ export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveR
   const { deps, opId } = ctx;
   const { store, events, redactor } = deps;
   const { ws, gate, budget, startSha, record, instructions } = workOf(ctx);
+  // Before the MCP servers open: a provider that cannot be made (the demo refusing a revision) leaves nothing open.
+  const provider = deps.createProvider(ctx.kind === 'revise' ? { ...ctx.op, revision: true } : ctx.op);
+  const repoMap = await gate.repoMap();
   // issue 31: the team's MCP servers for this step (closed when it ends), the instructions read at prepare.
   const mcp = await openJobToolbox(ctx);
   const result = await solveRequest({
     ...job,
     instructions,
     extraTools: (role) => mcp.toolsFor(role),
-    repoMap: await gate.repoMap(),
-    provider: deps.createProvider(ctx.kind === 'revise' ? { ...ctx.op, revision: true } : ctx.op),
+    repoMap,
+    provider,
     context: gate.toolContext(),
     baseline: baselineOf(ctx),
     budget,
