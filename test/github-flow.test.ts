@@ -294,11 +294,17 @@ describe('GitHub App flow against a GHES-style server', () => {
     expect(await gh.branchSha(repo, op.branch!)).toBe(before);
     const failure = (await sys.runtime.events.list(op.id)).filter((e) => e.type === 'status').at(-1);
     expect(failure?.data).toMatchObject({ to: 'awaiting_approval', revision: comment.id });
-    expect(String(failure?.data.revisionFailed)).toMatch(/^checks failed: check "test" exited with 1:/);
+    // The revision's fixer had its rounds first (this recording's fixer changes nothing): the same
+    // failure came back after two repairs.
+    expect(String(failure?.data.revisionFailed)).toMatch(/^stuck: the same failure .* came back after two repairs/);
+    expect(String(failure?.data.revisionFailed)).toContain('check "test" exited with 1:');
+    const events = await sys.runtime.events.list(op.id);
+    const since = events.slice(events.findLastIndex((e) => e.type === 'revision' && e.data.state === 'requested'));
+    expect(since.filter((e) => e.type === 'fix_report').map((e) => e.data.round)).toEqual([1, 2]);
     // The comment is rewritten right after the status: wait for it.
     const tracking = () => gh.issueComments(repo, number).filter((c) => c.user === gh.botLogin);
     await expect.poll(() => tracking()[0]?.body).toContain('could not be completed; the branch is unchanged');
     expect(tracking()).toHaveLength(1);
-    expect(tracking()[0]!.body).toContain('failed: check "test" exited with 1');
+    expect(tracking()[0]!.body).toContain('check `test` exited with 1; failing: ');
   });
 });

@@ -174,9 +174,12 @@ describe('the run record', () => {
     await revise(id, 'review', [text('Nothing to change: the answer is already right.')]);
     expect(JSON.parse(await artifact(id, '015-code.json'))).toMatchObject({ role: 'coder', turn: 1 });
 
-    // A revision that breaks the test hands the PR back; its report is the tracking comment.
+    // A revision that breaks the test gets its fixer rounds (this script's fixer changes nothing,
+    // so the same failure comes back), then hands the PR back; its report is the tracking comment.
     const back = await revise(id, 'comment', [edit(44, 45), text('Changed it to 45.')]);
-    expect(back.data.revisionFailed).toMatch(/^checks failed: check "test" exited with 1/);
+    expect(back.data.revisionFailed).toMatch(
+      /^stuck: the same failure \(answer is at most 44\) came back after two repairs\ncheck "test" exited with 1/,
+    );
     const comment = await sys.runtime.localForge!.trackingComment(repo, op.pullRequest!.number);
     expect(comment).toContain('## The revision could not be completed; the branch is unchanged\n\n### Summary');
     expect(comment).toContain('- check `test` exited with 1; failing: answer is at most 44');

@@ -245,6 +245,29 @@ describe('solveRequest: fixer reports, per-step verification, prompt files', () 
     expect(r.reason).toContain('steps: at most 10 steps');
   });
 
+  it('a revision (no planner, no reviewer): a check green where it started stays green even when red on the base', async () => {
+    const log: string[] = [];
+    const model = new ScriptedModel([
+      tool('edit_file', { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' }),
+      text('Edited.'),
+      tool('edit_file', { path: 'src/a.js', oldText: 'a = 2', newText: 'a = 3' }),
+      json(fixReport(1, 'src/a.js')),
+    ]);
+    const { result, reports } = solve(model, scriptedChecks([false, true], log), {
+      type: 'revise',
+      skipPlan: true,
+      skipReview: true,
+      // The base fails the same way: alone, that would make the red check pre-existing.
+      baseline: Promise.resolve({ test: { passed: false, failingTests: ['works'] } }),
+      mustStayGreen: ['test'],
+    });
+    const r = await result;
+    expect(r).toMatchObject({ outcome: 'ready', repairs: 1, preExisting: [] });
+    expect(model.calls.map((c) => c.role)).toEqual(['coder', 'coder', 'fixer', 'fixer']);
+    expect(reports).toEqual([{ round: 1, valid: true, report: fixReport(1, 'src/a.js') }]);
+    expect(log).toEqual(['check test red', 'check test green']);
+  });
+
   it('a changed file too large for the repair prompt is named as omitted, never cut silently', async () => {
     const big = `${'// filler line\n'.repeat(Math.ceil(MAX_FILE_IN_PROMPT / 15) + 10)}`;
     const model = new ScriptedModel([

@@ -1,4 +1,3 @@
-import { ALL_TOOLS, coderPrompt, instructionsSection, runAgentLoop } from '@pullwright/agent';
 import { type Operation, PullwrightError, recordRound, settleRound, transition } from '@pullwright/core';
 import {
   type JobData,
@@ -13,8 +12,6 @@ import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { withForgeRetries } from '../gates/forge-retries.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
-import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
-import { usageRecorder } from '../operation-accounting.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { pullRequestBody } from '../pull-request-body.ts';
 import {
@@ -29,7 +26,7 @@ import {
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
-import { operationTranscript, readInbox } from '../steps/solve-step.ts';
+import { solveWork, stopForOutcome } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
 import { quote, trackingBody } from '../tracking-comment.ts';
@@ -160,43 +157,37 @@ const resumeStep: Step<ReviseContext> = {
   },
 };
 
-/** agent: one coder conversation with every comment as the task, behind the workspace gate, within the budget. */
+/**
+ * agent: the one solve path (`solveWork`) on the comments as its task, without the planner
+ * (the comments are the task list) or the model reviewer (the people who asked review the
+ * result): the coder, the checks, the fixer rounds, the journal and the edit mode of a run.
+ * A revision that changed nothing is no failure: its replies say so (publish).
+ */
 const reviseAgentStep: Step<ReviseContext> = {
   name: 'agent',
   async run(ctx) {
     if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
     const { deps } = ctx;
-    const { gate, budget, checks, record, ws, baseSha, instructions } = workOf(ctx);
-    // issue 31: the instructions reaching the files the review names and the branch changed; the coder's MCP tools.
-    const touched = [
+    const { gate, ws, baseSha } = workOf(ctx);
+    // issue 31: the instructions reaching the files the review names and the branch changed (text mode shows them).
+    const touched = gate.normalize([
       ...ctx.feedback.flatMap((f) => (f.path ? [f.path] : [])),
       ...(await deps.workspace.changedFiles(ws.dir, baseSha)),
-    ];
-    const mcp = await openJobToolbox(ctx);
-    const result = await runAgentLoop({
-      provider: deps.createProvider({ ...ctx.op, revision: true }),
-      system: coderPrompt('revise', checks.names()),
-      task: `${revisionTask(ctx.op, ctx.feedback)}${instructionsSection(instructions, touched)}`,
-      tools: [...ALL_TOOLS, ...mcp.toolsFor('coder')],
-      context: gate.toolContext(),
-      budget,
-      transcript: operationTranscript(deps, ctx.opId),
-      shouldStop: () => stopOrPauseAtBudget(ctx),
-      readInbox: () => readInbox(ctx),
-      onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),
-      onUsage: usageRecorder(deps, ctx.op, budget),
-      onModelCall: (call) => record.modelCall(call),
-    }).finally(() => mcp.close());
-    if (result.stop !== 'completed') {
-      const reason = result.reason ?? result.stop;
-      throw new StopOperation(
-        result.stop === 'stopped'
-          ? { code: 'requested', detail: reason }
-          : { code: result.stop === 'budget' ? 'budget' : 'model', detail: reason },
-      );
-    }
-    ctx.replies = parseReplies(deps.redactor.redact(result.finalText), ctx.feedback);
-    return { turns: result.turns };
+    ]);
+    const result = await solveWork(ctx, {
+      type: 'revise',
+      task: revisionTask(ctx.op, ctx.feedback),
+      targetFiles: [...new Set(touched)],
+      skipPlan: true,
+      skipReview: true,
+      // A check green on the head it revises must stay green, even when red on the base.
+      mustStayGreen: ctx.op.checks.filter((c) => c.passed).map((c) => c.name),
+    });
+    if (result.outcome !== 'ready' && result.outcome !== 'no_changes')
+      throw await stopForOutcome(ctx, { ...result, outcome: result.outcome });
+    if (result.outcome === 'ready') ctx.finalChecks = result.checks;
+    ctx.replies = parseReplies(deps.redactor.redact(result.summary), ctx.feedback);
+    return { outcome: result.outcome, repairs: result.repairs };
   },
 };
 
@@ -321,7 +312,14 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
   },
   context: (deps, op, log) => ({
     // Its own worktree: the run that opened the PR may still be cleaning up its own.
-    ...workContext(deps, op, log.child({ revision: payload.requestId }), 'revise', `${op.id}-revision`),
+    ...workContext(
+      deps,
+      op,
+      log.child({ revision: payload.requestId }),
+      'revise',
+      `${op.id}-revision`,
+      `revise:${payload.requestId}`,
+    ),
     kind: 'revise',
     job: payload,
     feedback: [],

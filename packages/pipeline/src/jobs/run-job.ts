@@ -140,7 +140,7 @@ export const RUN_JOB: JobDefinition<WorkContext> = {
     if (op.status === 'queued') return deps.store.transition(op.id, 'running', {}, { step: 'claim' });
     return op.status === 'running' ? op : undefined;
   },
-  context: (deps, op, log) => workContext(deps, op, log, 'run', op.id),
+  context: (deps, op, log) => workContext(deps, op, log, 'run', op.id, 'run'),
   steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, evidenceStep, publishStep],
   interrupted: workInterrupted,
   async stop(ctx, stop) {

@@ -16,6 +16,7 @@ export function workContext(
   log: Logger,
   kind: WorkContext['kind'],
   worktreeId: string,
+  conversation: string,
 ): WorkContext {
   // A holder whose operation no longer runs (its worker was killed) cannot keep a file from us.
   const isRunning = async (holder: string) => (await deps.store.find(holder))?.status === 'running';
@@ -27,6 +28,7 @@ export function workContext(
     log,
     locks: new OperationFileLocks(deps.fileLocks, op.repo, op.id, log, isRunning),
     worktreeId,
+    conversation,
     tokenHolder: tokenHolder(op.id, kind),
     confirmationWaitMs: 0,
   };
@@ -50,9 +52,9 @@ export const releaseWork: JobDefinition<WorkContext>['release'] = async (ctx, fi
   await ctx.locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
   await deps.forge.revokeToken(ctx.op.repo, ctx.tokenHolder).catch((err) => log.warn({ err }, 'token revoke failed'));
   // Kept when the job will run again: its work (and its conversation) resumes from there.
-  if (finished && ctx.kind === 'run')
+  if (finished)
     await deps.conversations
-      .for(ctx.opId, 'run')
+      .for(ctx.opId, ctx.conversation)
       .clear()
       .catch((err) => log.warn({ err }, 'conversation cleanup failed'));
   if (finished)

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { branchNameFor } from '@pullwright/core';
 import { type Policy, parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
 import { gitClient } from '@pullwright/workspace';
@@ -71,7 +73,18 @@ export const prepareStep: Step<WorkContext> = {
     const branch = ctx.op.branch ?? (ctx.kind === 'run' ? branchNameFor(ctx.op, policy.branches.prefix) : undefined);
     if (!branch)
       throw new StopOperation({ code: 'not_found', detail: 'nothing to revise: the operation has no branch' });
-    if (ctx.kind === 'revise') await workspace.remove(ctx.worktreeId, repo);
+    // A revision starts at the forge's head of the branch, whoever pushed last.
+    const head = ctx.kind === 'revise' ? await workspace.branchSha(repo, branch) : undefined;
+    if (ctx.kind === 'revise' && !head)
+      throw new StopOperation({
+        code: 'not_found',
+        detail: `branch ${branch} is gone from the forge: nothing to revise`,
+      });
+    const keepsWork = head !== undefined && (await revisionContinues(ctx, head));
+    if (head && !keepsWork) {
+      await workspace.remove(ctx.worktreeId, repo);
+      await deps.conversations.for(ctx.opId, ctx.conversation).clear();
+    }
     const ws = await workspace.prepare({
       opId: ctx.worktreeId,
       repo,
@@ -83,17 +96,8 @@ export const prepareStep: Step<WorkContext> = {
       ...(ctx.op.eval ? { baseOnly: true } : {}),
       ...(auth ? { auth } : {}),
     });
-    let startSha = baseSha;
-    if (ctx.kind === 'revise') {
-      const head = await workspace.branchSha(repo, branch);
-      if (!head)
-        throw new StopOperation({
-          code: 'not_found',
-          detail: `branch ${branch} is gone from the forge: nothing to revise`,
-        });
-      await gitClient(ws.dir).raw(['reset', '--quiet', '--hard', head]);
-      startSha = head;
-    }
+    if (head && !keepsWork) await gitClient(ws.dir).raw(['reset', '--quiet', '--hard', head]);
+    const startSha = head ?? baseSha;
 
     const commands = await detectRepoCommands(
       repoFile,
@@ -205,4 +209,20 @@ async function recordEstimate(ctx: WorkContext, budgets: Policy['budgets']): Pro
       },
     },
   );
+}
+
+/**
+ * Whether a retried revision continues in the worktree its earlier attempt left: still on the
+ * forge's head (nobody pushed since) and with that attempt's solve journal, whose recorded
+ * turns made the worktree's uncommitted changes. Otherwise it starts afresh, journal and all.
+ */
+async function revisionContinues(ctx: WorkContext, head: string): Promise<boolean> {
+  const { deps } = ctx;
+  const dir = deps.workspace.worktreeDir(ctx.worktreeId);
+  if (!existsSync(path.join(dir, '.git'))) return false;
+  const at = await gitClient(dir)
+    .raw(['rev-parse', 'HEAD'])
+    .then((out) => out.trim())
+    .catch(() => undefined);
+  return at === head && (await deps.conversations.for(ctx.opId, ctx.conversation).load()) !== undefined;
 }

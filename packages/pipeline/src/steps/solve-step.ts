@@ -1,4 +1,11 @@
-import { numberPlan, type SolveOutcome, type SolveResult, solveRequest, TranscriptWriter } from '@pullwright/agent';
+import {
+  numberPlan,
+  type SolveInput,
+  type SolveOutcome,
+  type SolveResult,
+  solveRequest,
+  TranscriptWriter,
+} from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
 import { artifactAppender, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
@@ -69,7 +76,7 @@ function targetFilesOf(ctx: WorkContext): string[] {
 }
 
 /** Messages people sent to the running operation, recorded and handed to the model. */
-export async function readInbox(ctx: WorkContext): Promise<string[]> {
+async function readInbox(ctx: WorkContext): Promise<string[]> {
   const { deps } = ctx;
   const messages = await deps.inbox.drain(ctx.opId);
   for (const m of messages)
@@ -77,11 +84,67 @@ export async function readInbox(ctx: WorkContext): Promise<string[]> {
   return messages.map((m) => deps.redactor.redact(`${m.from} (${m.source}): ${m.text}`));
 }
 
+/** What a run or a revision asks of the one solve path, beyond what every job that changes code wires in. */
+type SolveJob = Pick<
+  SolveInput,
+  | 'type'
+  | 'task'
+  | 'targetFiles'
+  | 'skipPlan'
+  | 'skipReview'
+  | 'mustStayGreen'
+  | 'perStepVerification'
+  | 'onPlan'
+  | 'onPlanStep'
+>;
+
 /**
- * agent: planner → coder → verify → (fixer → verify)* → reviewer, entirely behind the
- * workspace gate and within the operation's budget. The plan's files are locked up front
- * (all or nothing, waiting visibly while another operation holds one). Skipped on resume
- * once the agent finished (checkpoint `agent_done`).
+ * The solve of a run or a revision (`solveRequest`: plan, code, verify, fix, review) entirely
+ * behind the workspace gate and within the operation's budget: the edit mode, the repair
+ * rounds, the team's MCP tools and the event stream are the same for both, and the job's
+ * journal (`ctx.conversation`) lets a retried job continue from its last completed turn.
+ */
+export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveResult> {
+  const { deps, opId } = ctx;
+  const { store, events, redactor } = deps;
+  const { ws, gate, budget, startSha, record, instructions } = workOf(ctx);
+  // Before the MCP servers open: a provider that cannot be made (the demo refusing a revision) leaves nothing open.
+  const provider = deps.createProvider(ctx.kind === 'revise' ? { ...ctx.op, revision: true } : ctx.op);
+  const repoMap = await gate.repoMap();
+  // issue 31: the team's MCP servers for this step (closed when it ends), the instructions read at prepare.
+  const mcp = await openJobToolbox(ctx);
+  const result = await solveRequest({
+    ...job,
+    instructions,
+    extraTools: (role) => mcp.toolsFor(role),
+    repoMap,
+    provider,
+    context: gate.toolContext(),
+    baseline: baselineOf(ctx),
+    budget,
+    maxRepairs: deps.maxRepairs,
+    editMode: deps.editMode,
+    diff: () => deps.workspace.diff(ws.dir, startSha),
+    changedFiles: () => deps.workspace.changedFiles(ws.dir, startSha),
+    readFile: (rel) => gate.readFile(rel),
+    transcript: operationTranscript(deps, opId),
+    shouldStop: () => stopOrPauseAtBudget(ctx),
+    readInbox: () => readInbox(ctx),
+    onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
+    onModelCall: (call) => record.modelCall(call),
+    onFixReport: (e) => events.append(opId, 'fix_report', redactor.redactValue({ ...e })).then(() => undefined),
+    checkpoint: deps.conversations.for(opId, ctx.conversation),
+    onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
+    onUsage: usageRecorder(deps, ctx.op, budget),
+  }).finally(() => mcp.close());
+  ctx.fixReports = result.fixReports;
+  return result;
+}
+
+/**
+ * agent: planner → coder → verify → (fixer → verify)* → reviewer (`solveWork`). The plan's
+ * files are locked up front (all or nothing, waiting visibly while another operation holds
+ * one). Skipped on resume once the agent finished (checkpoint `agent_done`).
  */
 export const solveStep: Step<WorkContext> = {
   name: 'agent',
@@ -91,36 +154,15 @@ export const solveStep: Step<WorkContext> = {
     const { deps } = ctx;
     const { store, events, redactor } = deps;
     const opId = ctx.opId;
-    const { ws, gate, budget, baseSha, record } = workOf(ctx);
+    const { gate, record } = workOf(ctx);
     const policy = deps.approvalPolicy.policyOf(ctx.op);
     const targets = targetFilesOf(ctx);
-    // issue 31: the team's MCP servers for this step (closed when it ends), the instructions read at prepare.
-    const mcp = await openJobToolbox(ctx);
-    const result = await solveRequest({
-      instructions: workOf(ctx).instructions,
+    const result = await solveWork(ctx, {
       targetFiles: targets,
-      extraTools: (role) => mcp.toolsFor(role),
       type: ctx.op.type,
       task: taskText(ctx.op),
-      repoMap: await gate.repoMap(),
-      provider: deps.createProvider(ctx.op),
-      context: gate.toolContext(),
-      baseline: baselineOf(ctx),
-      budget,
-      maxRepairs: deps.maxRepairs,
-      editMode: deps.editMode,
-      diff: () => deps.workspace.diff(ws.dir, baseSha),
-      changedFiles: () => deps.workspace.changedFiles(ws.dir, baseSha),
-      readFile: (rel) => gate.readFile(rel),
-      transcript: operationTranscript(deps, opId),
-      shouldStop: () => stopOrPauseAtBudget(ctx),
-      readInbox: () => readInbox(ctx),
-      onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
-      onModelCall: (call) => record.modelCall(call),
       perStepVerification: policy.verification.per_step,
       onPlanStep: (e) => events.append(opId, 'plan_step', { ...e }).then(() => undefined),
-      onFixReport: (e) => events.append(opId, 'fix_report', redactor.redactValue({ ...e })).then(() => undefined),
-      checkpoint: deps.conversations.for(opId, 'run'),
       onPlan: async (planned, { resumed }) => {
         let plan = planned;
         // A resumed solve's plan was confirmed by the earlier attempt: its files are only locked again.
@@ -162,10 +204,7 @@ export const solveStep: Step<WorkContext> = {
         });
         return plan;
       },
-      onPhase: (phase, data) => events.append(opId, 'phase', { phase, ...data }).then(() => undefined),
-      onUsage: usageRecorder(deps, ctx.op, budget),
-    }).finally(() => mcp.close());
-    ctx.fixReports = result.fixReports;
+    });
     if (result.review) await record.review(result.review);
     const summary = redactor.redact(result.summary);
     ctx.op = await store.patch(
@@ -184,7 +223,7 @@ export const solveStep: Step<WorkContext> = {
 };
 
 /** Maps an unfinished agent run to the operation's end, with the data a person needs. */
-async function stopForOutcome(
+export async function stopForOutcome(
   ctx: WorkContext,
   result: SolveResult & { outcome: Exclude<SolveOutcome, 'ready'> },
 ): Promise<StopOperation> {
@@ -204,6 +243,6 @@ async function stopForOutcome(
  * The operation's transcript in shared storage (any API replica serves it); a revision's
  * conversation is appended to the same one, so the record reads in order.
  */
-export function operationTranscript(deps: WorkContext['deps'], opId: string): TranscriptWriter {
+function operationTranscript(deps: WorkContext['deps'], opId: string): TranscriptWriter {
   return new TranscriptWriter(artifactAppender(deps.artifacts, opId, TRANSCRIPT_ARTIFACT), deps.redactor);
 }

@@ -37,13 +37,8 @@ export const verifyStep: Step<WorkContext> = {
     const type = ctx.kind === 'revise' ? 'revise' : ctx.op.type;
     // A revision is also judged against the head it revises: a check green there must stay
     // green (a test the PR fixed may be red on the base, which alone would call it pre-existing).
-    const greenOnHead = new Set(ctx.kind === 'revise' ? ctx.op.checks.filter((c) => c.passed).map((c) => c.name) : []);
-    const blocking = [
-      ...new Set([
-        ...blockingFailures(type, runs, await baselineOf(ctx)),
-        ...runs.filter((r) => !r.passed && greenOnHead.has(r.name)),
-      ]),
-    ];
+    const greenOnHead = ctx.kind === 'revise' ? ctx.op.checks.filter((c) => c.passed).map((c) => c.name) : [];
+    const blocking = blockingFailures(type, runs, await baselineOf(ctx), greenOnHead);
     ctx.op = await deps.store.patch(
       ctx.opId,
       {

@@ -41,6 +41,8 @@ export interface WorkContext extends FrameContext {
   /** The worktree's name: the operation id, or `<id>-revision` (a revision never shares the run's). */
   readonly worktreeId: string;
   readonly tokenHolder: string;
+  /** The scope of this job's solve journal: `run`, or `revise:<request id>` (see `ConversationCheckpoints`). */
+  readonly conversation: string;
   work?: PreparedWork;
   /** The base's check results: known at once when stored, else still running beside the model (see the baseline step). */
   baseline?: Promise<Record<string, BaselineCheck>>;
