@@ -259,6 +259,10 @@ const DESCRIBE = {
   },
   auto_approval: (d) => ({ text: d.approved ? 'Auto-approved by policy' : 'Not auto-approved', tone: 'quiet' }),
   deploy: (d) => DEPLOY_STEPS[d.step]?.(d) ?? { text: `Deploy: ${d.step}`, tone: 'info' },
+  commit_signature: (d) =>
+    d.state === 'forge'
+      ? { text: 'Commits signed by the forge (Verified)', tone: 'quiet' }
+      : { text: `Commits pushed UNSIGNED: ${d.reason}`, tone: 'bad' },
   sandbox: (d) =>
     d.sandboxed
       ? { text: `Checks run in the ${d.runner} sandbox`, tone: 'quiet' }
@@ -319,6 +323,7 @@ export const CHANGES_RECORD = {
   approval: true,
   plan_confirmation: true,
   deploy: true,
+  commit_signature: false,
   sandbox: true,
   plan_step: false,
   fix_report: false,

@@ -438,6 +438,10 @@ export class SlackMessages {
       case 'plan_step':
       case 'fix_report':
         return undefined;
+      case 'commit_signature':
+        return d.state === 'unsigned'
+          ? plain(`:warning: The commits were pushed unsigned: ${escapeSlackText(str(d.reason) ?? '')}.`)
+          : undefined;
       case 'sandbox':
         return d.sandboxed ? undefined : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
       case 'instructions':
