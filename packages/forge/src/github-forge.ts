@@ -433,7 +433,9 @@ export class GitHubForge implements Forge {
 
   /** Through the git-data API, so GitHub signs the commits (see `createCommitsThroughApi`). */
   createCommits(repo: string, upload: CommitUpload): Promise<CommitUploadResult> {
-    return this.#call(repo, `creating commits on ${upload.branch}`, (api, at) => createCommitsThroughApi(api, at, upload));
+    return this.#call(repo, `creating commits on ${upload.branch}`, (api, at) =>
+      createCommitsThroughApi(api, at, upload),
+    );
   }
 
   /** Revokes every token this process still holds. */

@@ -72,11 +72,13 @@ async function createBlob(
 async function createTree(api: Octokit, at: RepoAt, commit: CommitToCreate): Promise<string> {
   let tree = commit.baseTree;
   for (let i = 0; i < commit.changes.length; i += TREE_ENTRIES_PER_REQUEST) {
-    const entries = commit.changes.slice(i, i + TREE_ENTRIES_PER_REQUEST).map((c) =>
-      'deleted' in c
-        ? { path: c.path, mode: '100644' as const, type: 'blob' as const, sha: null }
-        : { path: c.path, mode: c.mode, type: 'blob' as const, sha: c.blob },
-    );
+    const entries = commit.changes
+      .slice(i, i + TREE_ENTRIES_PER_REQUEST)
+      .map((c) =>
+        'deleted' in c
+          ? { path: c.path, mode: '100644' as const, type: 'blob' as const, sha: null }
+          : { path: c.path, mode: c.mode, type: 'blob' as const, sha: c.blob },
+      );
     const { data } = await gitData(() => api.rest.git.createTree({ ...at, base_tree: tree, tree: entries }));
     tree = data.sha;
   }
@@ -86,8 +88,7 @@ async function createTree(api: Octokit, at: RepoAt, commit: CommitToCreate): Pro
 async function moveBranch(api: Octokit, at: RepoAt, upload: CommitUpload, sha: string): Promise<void> {
   const ref = `heads/${upload.branch}`;
   try {
-    if (upload.expectedRemoteSha === undefined)
-      await api.rest.git.createRef({ ...at, ref: `refs/${ref}`, sha });
+    if (upload.expectedRemoteSha === undefined) await api.rest.git.createRef({ ...at, ref: `refs/${ref}`, sha });
     else await api.rest.git.updateRef({ ...at, ref, sha, force: false });
   } catch (err) {
     if (statusOf(err) !== 422) throw err;
@@ -104,8 +105,7 @@ async function gitData<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (err) {
     const status = statusOf(err);
-    if (status === 404 || status === 403)
-      throw new GitDataUnavailable(`GitHub's git-data API answered ${status}`);
+    if (status === 404 || status === 403) throw new GitDataUnavailable(`GitHub's git-data API answered ${status}`);
     throw err;
   }
 }

@@ -8,7 +8,9 @@ import type { Forge } from './forge.ts';
  * the interface does not compile until it is listed here, so no channel can skip the scan.
  */
 type OutboundOf = {
-  [K in keyof Forge]-?: NonNullable<Forge[K]> extends (...args: infer A) => unknown ? ((...args: A) => OutboundText[]) | null : null;
+  [K in keyof Forge]-?: NonNullable<Forge[K]> extends (...args: infer A) => unknown
+    ? ((...args: A) => OutboundText[]) | null
+    : null;
 };
 
 const OUTBOUND: OutboundOf = {

@@ -3,10 +3,10 @@ import type { CheckResult, CommitSignature, Operation } from '@pullwright/core';
 import { parseRepoPolicy } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
 import { type GitClient, gitClient, isAncestor } from '@pullwright/workspace';
+import { type PublishedCommits, publishCommits } from './gates/publish-commits.ts';
 import { tokenHolder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { detectRepoCommands, RepoChecks, type RepoCommands } from './repo-checks.ts';
-import { type PublishedCommits, publishCommits } from './gates/publish-commits.ts';
 import { checkEvent } from './steps/check-events.ts';
 import { installDependencies, operationEgress } from './steps/install-dependencies.ts';
 
@@ -79,7 +79,13 @@ export async function updateFromBase(
     if ('reason' in checked) return { kind: 'checks_failed', baseSha, reason: checked.reason };
     if (headSha === remoteHead) return { kind: 'updated', headSha, baseSha, checks: checked.runs };
     const published = await publishBaseMerge(op, { dir, branch, auth, headSha, approvedSha, baseSha }, deps);
-    return { kind: 'updated', headSha: published.headSha, baseSha, checks: checked.runs, signature: published.signature };
+    return {
+      kind: 'updated',
+      headSha: published.headSha,
+      baseSha,
+      checks: checked.runs,
+      signature: published.signature,
+    };
   });
 }
 
@@ -206,7 +212,14 @@ async function resolveConflict(
  */
 async function publishBaseMerge(
   op: Operation,
-  merge: { dir: string; branch: string; auth: GitAuth | undefined; headSha: string; approvedSha: string; baseSha: string },
+  merge: {
+    dir: string;
+    branch: string;
+    auth: GitAuth | undefined;
+    headSha: string;
+    approvedSha: string;
+    baseSha: string;
+  },
   deps: MergeTrainDeps,
 ): Promise<PublishedCommits> {
   const published = await publishCommits(deps, {

@@ -360,12 +360,20 @@ export class WorkspaceManager {
    * the same tree as HEAD and a descendant of `since` (the branch's sha before; '' for none).
    * Only the commits change, never a file. False when the forge's head is something else.
    */
-  async adoptForgeHead(dir: string, branch: string, sha: string, options: { auth?: GitAuth; since: string }): Promise<boolean> {
+  async adoptForgeHead(
+    dir: string,
+    branch: string,
+    sha: string,
+    options: { auth?: GitAuth; since: string },
+  ): Promise<boolean> {
     const git = gitClient(dir, await this.#forgeAccess(dir, options.auth));
     try {
       await git.raw(['fetch', '--no-tags', 'origin', `refs/heads/${branch}`]);
     } catch (err) {
-      throw forgeTransportError(`fetching ${branch}`, err) ?? new PullwrightError('git_failed', `fetching ${branch} failed: ${firstLine(err)}`, { branch });
+      throw (
+        forgeTransportError(`fetching ${branch}`, err) ??
+        new PullwrightError('git_failed', `fetching ${branch} failed: ${firstLine(err)}`, { branch })
+      );
     }
     const local = gitClient(dir);
     const tree = async (ref: string) =>

@@ -23,8 +23,11 @@ export async function commitsToCreate(
     const split = raw.indexOf('\n\n');
     const headers = raw.slice(0, split < 0 ? raw.length : split).split('\n');
     const message = split < 0 ? '' : raw.slice(split + 2);
-    const value = (name: string) => headers.filter((h) => h.startsWith(`${name} `)).map((h) => h.slice(name.length + 1));
-    const unknown = headers.map((h) => h.split(' ')[0]).find((n) => !['tree', 'parent', 'author', 'committer'].includes(n ?? ''));
+    const value = (name: string) =>
+      headers.filter((h) => h.startsWith(`${name} `)).map((h) => h.slice(name.length + 1));
+    const unknown = headers
+      .map((h) => h.split(' ')[0])
+      .find((n) => !['tree', 'parent', 'author', 'committer'].includes(n ?? ''));
     if (unknown) return { unsupported: `commit ${sha.slice(0, 12)} has a "${unknown}" header the API cannot write` };
     const parents = value('parent');
     const author = /^(.*) <(.*)> (\d+) ([+-]\d{4})$/.exec(value('author')[0] ?? '');

@@ -43,7 +43,11 @@ export async function publishCommits(
   if (forge.createCommits) {
     if (attempt > 1) {
       const now = await workspace.remoteBranchSha(dir, branch, auth);
-      if (now && now !== target.expectedRemoteSha && (await workspace.adoptForgeHead(dir, branch, now, { ...(auth ? { auth } : {}), since })))
+      if (
+        now &&
+        now !== target.expectedRemoteSha &&
+        (await workspace.adoptForgeHead(dir, branch, now, { ...(auth ? { auth } : {}), since }))
+      )
         return { headSha: now, signature: { state: 'forge' } };
     }
     const commits = await commitsToCreate(dir, target.headSha, target.since);
