@@ -38,7 +38,9 @@ const LINES: { [T in OperationEventType]: Line } = {
   fix_report: (data) => `fixer round ${String(data.round)}: ${data.valid ? 'report' : 'report not valid'}`,
   ci_failure: (data) => `CI red on ${String(data.headSha).slice(0, 7)}: ${String(data.state)}`,
   commit_signature: (data) =>
-    data.state === 'forge' ? 'commits signed by the forge' : `commits UNSIGNED (pushed): ${String(data.reason)}`,
+    data.state === 'forge'
+      ? 'commits signed by the forge'
+      : `commits pushed unsigned${data.reason ? `: ${String(data.reason)}` : ''}`,
   sandbox: (data) =>
     data.sandboxed ? `sandbox ${String(data.runner)}` : 'WARNING: checks run without a sandbox (SANDBOX=none)',
   instructions: (data) =>

@@ -42,10 +42,10 @@ export function renderVerification(v, headSha) {
       b.commits
         ? h(
             'li',
-            { class: b.commits.signature === 'forge' ? '' : 'bad' },
+            { class: b.commits.reason ? 'bad' : '' },
             b.commits.signature === 'forge'
               ? 'commits: signed by the forge (Verified)'
-              : `commits: unsigned (${b.commits.reason ?? 'pushed over git'})`,
+              : `commits: unsigned (${b.commits.reason ?? 'the forge signs none'})`,
           )
         : null,
     ),

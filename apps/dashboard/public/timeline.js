@@ -262,7 +262,9 @@ const DESCRIBE = {
   commit_signature: (d) =>
     d.state === 'forge'
       ? { text: 'Commits signed by the forge (Verified)', tone: 'quiet' }
-      : { text: `Commits pushed UNSIGNED: ${d.reason}`, tone: 'bad' },
+      : d.reason
+        ? { text: `Commits pushed UNSIGNED: ${d.reason}`, tone: 'bad' }
+        : { text: 'Commits pushed (the forge signs none)', tone: 'quiet' },
   sandbox: (d) =>
     d.sandboxed
       ? { text: `Checks run in the ${d.runner} sandbox`, tone: 'quiet' }

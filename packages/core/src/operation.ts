@@ -308,7 +308,8 @@ export type EvalAttempt = z.infer<typeof EvalAttempt>;
 /**
  * Whether the commits the operation published carry a signature: `forge` — created through
  * GitHub's git-data API, which signs them (Verified); `unsigned` — pushed over git, with the
- * reason the API path was impossible.
+ * reason when the forge could have signed them but the API path was impossible (none on the
+ * local forge, which signs nothing).
  */
 export const CommitSignature = z.object({
   state: z.enum(['forge', 'unsigned']),

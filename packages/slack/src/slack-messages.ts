@@ -439,7 +439,7 @@ export class SlackMessages {
       case 'fix_report':
         return undefined;
       case 'commit_signature':
-        return d.state === 'unsigned'
+        return d.state === 'unsigned' && d.reason
           ? plain(`:warning: The commits were pushed unsigned: ${escapeSlackText(str(d.reason) ?? '')}.`)
           : undefined;
       case 'sandbox':

@@ -29,7 +29,7 @@ export interface PublishedCommits {
  * authors and parents — so GitHub signs them, and the worktree adopts the forge's head (the
  * files do not change). Only where that is impossible (a mode or header the API cannot write,
  * the endpoints answering 404/403 on an old GHES) are they pushed over git, unsigned, and the
- * signature says why. `attempt` > 1: an earlier attempt may have landed; then nothing is redone.
+ * signature says why; a forge with no such API (the local forge) gets a push, unsigned, no reason. `attempt` > 1: an earlier attempt may have landed; then nothing is redone.
  */
 export async function publishCommits(
   deps: { forge: Forge; workspace: WorkspaceManager },
@@ -39,7 +39,8 @@ export async function publishCommits(
   const { forge, workspace } = deps;
   const { dir, branch, auth } = target;
   const since = target.expectedRemoteSha ?? '';
-  let reason = `the ${forge.name} forge has no API that signs commits`;
+  // No reason where the forge signs nothing (the local forge): unsigned is all it does, not a fallback.
+  let reason: string | undefined;
   if (forge.createCommits) {
     if (attempt > 1) {
       const now = await workspace.remoteBranchSha(dir, branch, auth);
@@ -70,8 +71,11 @@ export async function publishCommits(
     }
     reason = result.unsupported;
   }
-  if (attempt > 1 && (await workspace.remoteBranchSha(dir, branch, auth)) === target.headSha)
-    return { headSha: target.headSha, signature: { state: 'unsigned', reason } };
+  const unsigned: PublishedCommits = {
+    headSha: target.headSha,
+    signature: { state: 'unsigned', ...(reason ? { reason } : {}) },
+  };
+  if (attempt > 1 && (await workspace.remoteBranchSha(dir, branch, auth)) === target.headSha) return unsigned;
   await workspace.push(dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: since });
-  return { headSha: target.headSha, signature: { state: 'unsigned', reason } };
+  return unsigned;
 }
