@@ -5,7 +5,7 @@ import type { WorkspaceManager } from '@pullwright/workspace';
 import { commitsToCreate } from './commits-to-create.ts';
 
 /** Where a publish goes: the worktree's new commits over `since`, onto `branch` at `expectedRemoteSha`. */
-export interface CommitsTarget {
+interface CommitsTarget {
   repo: string;
   dir: string;
   branch: string;
