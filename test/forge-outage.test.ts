@@ -50,7 +50,8 @@ describe('the forge unavailable at publish (GitHub)', () => {
     const op = await run();
     expect(op.status).toBe('failed');
     expect(op.error).toMatch(
-      /^GitHub \(127\.0\.0\.1:\d+\) is unavailable: pushing agent\/\S+ was tried \d+ times over \d+ s; push of agent\/\S+ failed: the forge answered HTTP 503$/,
+      // The commits go through GitHub's git-data API (signed): its 503 is what is reported.
+      /^GitHub \(127\.0\.0\.1:\d+\) is unavailable: pushing agent\/\S+ was tried \d+ times over \d+ s; GitHub: creating commits on agent\/\S+ failed \(503\): Service Unavailable\b/,
     );
     expect(gh.pushAttempts).toBeGreaterThan(1);
     expectNoHostPath(op.error!, sys.runtime.config.dataDir);

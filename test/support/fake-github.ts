@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { verifyAppJwt } from './fake-github/app-jwt.ts';
+import { gitDataRequest, isFastForward, restCommitJson } from './fake-github/git-data.ts';
 import { PROTECT_DEFAULT_BRANCH_HOOK, serveGitCgi } from './fake-github/git-http-backend.ts';
 import { FakeOAuthWebFlow } from './fake-github/oauth-web-flow.ts';
 import {
@@ -143,6 +144,10 @@ interface FakeRepo {
   issues: Map<number, FakeIssue>;
   reactions: FakeReaction[];
   checks: StoredCheck[];
+  /** Branches whose protection requires signed commits: a PR into one merges only when every commit is verified. */
+  signedBranches: Set<string>;
+  /** An old GHES: the git-data endpoints answer 404 (publishing falls back to a push). */
+  noGitData: boolean;
 }
 
 export interface Delivery {
@@ -195,8 +200,10 @@ export class FakeGitHub {
   #webhook: { url: string; secret: string } | undefined;
   #pending = new Set<Promise<unknown>>();
   #pushOutage: { status: number; left: number } | undefined;
-  /** Requests to start a push (`info/refs?service=git-receive-pack`), answered or not. */
+  /** Requests to start a push (`info/refs?service=git-receive-pack`) or to write git data (blobs, trees, commits, refs), answered or not. */
   pushAttempts = 0;
+  /** Commits GitHub created itself (git-data API without a committer, merges): signed, `verification.verified`. */
+  #verified = new Set<string>();
 
   constructor() {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -255,7 +262,22 @@ export class FakeGitHub {
     return this.#granted.get(installationId) ?? APP_PERMISSIONS;
   }
 
-  /** A forge outage at publish: the next `count` pushes are answered `status` (Infinity: every one). */
+  /** Branch protection's "Require signed commits" on `branch`: merging a PR with an unverified commit is refused. */
+  requireSignedCommits(fullName: string, branch: string): void {
+    this.#repo(fullName).signedBranches.add(branch);
+  }
+
+  /** The repository answers its git-data endpoints with 404, as an old GHES does. */
+  withoutGitData(fullName: string): void {
+    this.#repo(fullName).noGitData = true;
+  }
+
+  /** Whether GitHub would show `sha` as Verified: a commit it created (and signed) itself. */
+  isVerified(sha: string): boolean {
+    return this.#verified.has(sha);
+  }
+
+  /** A forge outage at publish: the next `count` pushes (or git-data writes) are answered `status` (Infinity: every one). */
   failPushes(status: number, count: number): void {
     this.#pushOutage = { status, left: count };
   }
@@ -314,6 +336,8 @@ export class FakeGitHub {
       issues: new Map(),
       reactions: [],
       checks: [],
+      signedBranches: new Set(),
+      noGitData: false,
     });
   }
 
@@ -885,6 +909,30 @@ export class FakeGitHub {
         throw new HttpError(403, 'Resource not accessible by integration');
     };
 
+    if (rest.startsWith('/git/')) {
+      if (repo.noGitData) throw new HttpError(404, 'Not Found');
+      const write = method !== 'GET';
+      need('contents', write ? 'write' : 'read');
+      if (write) {
+        this.pushAttempts++;
+        const outage = this.#pushOutage;
+        if (outage && outage.left > 0) {
+          outage.left--;
+          throw new HttpError(outage.status, 'Service Unavailable');
+        }
+      }
+      const ref = /^\/git\/refs(?:\/(.+))?$/.exec(rest);
+      // Octokit sends `{ref}` encoded: `heads%2Fagent%2F…`.
+      const name = ref?.[1] === undefined ? undefined : decodeURIComponent(ref[1]);
+      if (ref) return this.#json(res, ...(await this.#moveRef(repo, method, name, body as Json)));
+      const answer = await gitDataRequest(this.repoDir(fullName), rest, method, body as Json, this.#verified);
+      if (answer) return this.#json(res, answer.status, answer.json);
+    }
+    m = /^\/commits\/([0-9a-f]{40})$/.exec(rest);
+    if (m && method === 'GET') {
+      need('contents', 'read');
+      return this.#json(res, 200, await restCommitJson(this.repoDir(fullName), m[1]!, this.#verified));
+    }
     if (rest === '/pulls' && method === 'GET') {
       need('pull_requests', 'read');
       const state = url.searchParams.get('state') ?? 'open';
@@ -1222,10 +1270,17 @@ export class FakeGitHub {
     } catch {
       throw new HttpError(405, 'Pull Request is not mergeable');
     }
+    if (repo.signedBranches.has(pull.base)) {
+      const commits = (await git(dir, ['rev-list', `${base}..${head}`])).split('\n').filter(Boolean);
+      if (commits.some((c) => !this.#verified.has(c)))
+        throw new HttpError(405, 'Base branch requires signed commits: commits must have verified signatures.');
+    }
     const title = typeof body.commit_title === 'string' ? body.commit_title : `Merge pull request #${pull.number}`;
     const message = typeof body.commit_message === 'string' ? `${title}\n\n${body.commit_message}` : title;
     const sha = (await git(dir, ['commit-tree', tree, '-p', base, '-p', head, '-m', message])).trim();
     await git(dir, ['update-ref', `refs/heads/${pull.base}`, sha, base]);
+    // GitHub signs the merge commits it makes.
+    this.#verified.add(sha);
     const now = new Date().toISOString();
     Object.assign(pull, {
       state: 'closed',
@@ -1267,6 +1322,46 @@ export class FakeGitHub {
       installation: { id: repo.installationId ?? 0 },
     });
     return this.deliver('pull_request', payload);
+  }
+
+  /**
+   * `POST /git/refs` creates a branch that does not exist; `PATCH /git/refs/heads/<b>` moves
+   * one, only as a fast-forward unless `force` (never the default branch backwards). Open PRs
+   * whose head moved get their `synchronize` delivery, as after a push.
+   */
+  async #moveRef(repo: FakeRepo, method: string, name: string | undefined, body: Json): Promise<[number, Json]> {
+    const fullName = `${repo.owner}/${repo.name}`;
+    const dir = this.repoDir(fullName);
+    const sha = String(body.sha ?? '');
+    const isCommit = await git(dir, ['cat-file', '-e', `${sha}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
+    if (!/^[0-9a-f]{40}$/.test(sha) || !isCommit) throw new HttpError(422, 'Object does not exist');
+    let ref: string;
+    let old = '';
+    if (method === 'POST' && name === undefined) {
+      ref = String(body.ref ?? '');
+      if (!/^refs\/heads\/[^\s]+$/.test(ref)) throw new HttpError(422, 'Reference name is not valid');
+      if (await this.branchSha(fullName, ref.slice('refs/heads/'.length)))
+        throw new HttpError(422, 'Reference already exists');
+    } else if (method === 'PATCH' && name?.startsWith('heads/')) {
+      ref = `refs/${name}`;
+      const branch = name.slice('heads/'.length);
+      const current = await this.branchSha(fullName, branch);
+      if (!current) throw new HttpError(422, 'Reference does not exist');
+      const forward = await isFastForward(dir, current, sha);
+      if (!forward && (body.force !== true || branch === repo.defaultBranch))
+        throw new HttpError(422, 'Update is not a fast forward');
+      old = current;
+    } else throw new HttpError(404, 'Not Found');
+    const before = await this.#openHeads(fullName);
+    await git(dir, ['update-ref', ref, sha, old]);
+    this.#background(this.#emitSynchronize(fullName, before, this.botLogin));
+    return [
+      method === 'POST' ? 201 : 200,
+      { ref, url: `/git/${ref}`, object: { type: 'commit', sha, url: `/git/commits/${sha}` } },
+    ];
   }
 
   async #openHeads(fullName: string): Promise<Map<number, string>> {

@@ -37,6 +37,10 @@ const LINES: { [T in OperationEventType]: Line } = {
   plan_step: (data) => `task ${String(data.taskId)} ${String(data.state)}`,
   fix_report: (data) => `fixer round ${String(data.round)}: ${data.valid ? 'report' : 'report not valid'}`,
   ci_failure: (data) => `CI red on ${String(data.headSha).slice(0, 7)}: ${String(data.state)}`,
+  commit_signature: (data) =>
+    data.state === 'forge'
+      ? 'commits signed by the forge'
+      : `commits pushed unsigned${data.reason ? `: ${String(data.reason)}` : ''}`,
   sandbox: (data) =>
     data.sandboxed ? `sandbox ${String(data.runner)}` : 'WARNING: checks run without a sandbox (SANDBOX=none)',
   instructions: (data) =>

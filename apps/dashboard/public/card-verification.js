@@ -11,6 +11,7 @@ import { h } from './dom.js';
  * @property {string} headSha
  * @property {Array<{ command: string, exitCode: number | null, durationMs: number }>} checks
  * @property {{ passed: boolean, findings: number }} secretScan
+ * @property {{ signature: 'forge' | 'unsigned', reason?: string }} [commits]
  */
 
 /**
@@ -38,6 +39,15 @@ export function renderVerification(v, headSha) {
       { class: 'plain' },
       b.checks.map((c) => h('li', {}, h('code', {}, c.command), ` exit ${c.exitCode ?? '–'} · ${c.durationMs} ms`)),
       h('li', {}, `secret scan: ${b.secretScan.passed ? 'clean' : `${b.secretScan.findings} finding(s)`}`),
+      b.commits
+        ? h(
+            'li',
+            { class: b.commits.reason ? 'bad' : '' },
+            b.commits.signature === 'forge'
+              ? 'commits: signed by the forge (Verified)'
+              : `commits: unsigned (${b.commits.reason ?? 'the forge signs none'})`,
+          )
+        : null,
     ),
   );
 }

@@ -273,6 +273,12 @@ const DESCRIBE = {
   },
   auto_approval: (d) => ({ text: d.approved ? 'Auto-approved by policy' : 'Not auto-approved', tone: 'quiet' }),
   deploy: (d) => DEPLOY_STEPS[d.step]?.(d) ?? { text: `Deploy: ${d.step}`, tone: 'info' },
+  commit_signature: (d) =>
+    d.state === 'forge'
+      ? { text: 'Commits signed by the forge (Verified)', tone: 'quiet' }
+      : d.reason
+        ? { text: `Commits pushed UNSIGNED: ${d.reason}`, tone: 'bad' }
+        : { text: 'Commits pushed (the forge signs none)', tone: 'quiet' },
   sandbox: (d) =>
     d.sandboxed
       ? { text: `Checks run in the ${d.runner} sandbox`, tone: 'quiet' }
@@ -335,6 +341,7 @@ export const CHANGES_RECORD = {
   budget_estimate: true,
   budget_pause: true,
   deploy: true,
+  commit_signature: false,
   sandbox: true,
   plan_step: false,
   fix_report: false,

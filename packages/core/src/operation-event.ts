@@ -59,6 +59,8 @@ export const OperationEventData = {
   instructions: z.looseObject({ files: z.array(z.looseObject({ path: z.string() })) }),
   /** One of the operation's MCP servers started with its tools, failed to start, or exited. */
   mcp: z.looseObject({ server: z.string(), state: z.string() }),
+  /** How a publish's commits reached the forge: signed through its API, or pushed unsigned (and why). */
+  commit_signature: z.looseObject({ state: z.string() }),
   /** The merge train merged the base into the branch. */
   base_merged: z.looseObject({}),
   /** The PR's head moved after approval (a push): the approval no longer holds. */

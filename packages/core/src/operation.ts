@@ -377,6 +377,18 @@ export const EvalAttempt = z.object({
 });
 export type EvalAttempt = z.infer<typeof EvalAttempt>;
 
+/**
+ * Whether the commits the operation published carry a signature: `forge` — created through
+ * GitHub's git-data API, which signs them (Verified); `unsigned` — pushed over git, with the
+ * reason when the forge could have signed them but the API path was impossible (none on the
+ * local forge, which signs nothing).
+ */
+export const CommitSignature = z.object({
+  state: z.enum(['forge', 'unsigned']),
+  reason: z.string().optional(),
+});
+export type CommitSignature = z.infer<typeof CommitSignature>;
+
 export const Operation = z.object({
   id: z.string(),
   type: OperationType,
@@ -456,6 +468,8 @@ export const Operation = z.object({
   transcriptPath: z.string().optional(),
   /** What ran the repository's code: `sandboxed: false` only under SANDBOX=none, and then every view says so. */
   sandbox: z.object({ runner: z.string(), sandboxed: z.boolean() }).optional(),
+  /** How the operation's last published commits are signed (see `CommitSignature`); unset before the first publish. */
+  commitSignature: CommitSignature.optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -73,6 +73,37 @@ export interface MergeResult {
   mergeSha: string;
 }
 
+/** One path a commit changes against its first parent: a blob at a mode, or gone. */
+export type TreeChange =
+  | { path: string; mode: '100644' | '100755' | '120000'; blob: string }
+  | { path: string; deleted: true };
+
+/** A local commit to recreate on the forge: the same tree, message (trailers included), author and parents. */
+export interface CommitToCreate {
+  sha: string;
+  /** Local shas: those also in this list are replaced by their recreated commit; the others are on the forge already. */
+  parents: string[];
+  tree: string;
+  /** The first parent's tree (the same sha locally and on the forge: trees are content-addressed). */
+  baseTree: string;
+  message: string;
+  author: { name: string; email: string; date: string };
+  /** Against the first parent; the tree is built on the first parent's tree (`base_tree`). */
+  changes: TreeChange[];
+}
+
+/** What `createCommits` publishes: commits oldest first, the branch moved to the last one without force. */
+export interface CommitUpload {
+  branch: string;
+  /** The branch's sha on the forge now; undefined: the branch does not exist yet (it is created). */
+  expectedRemoteSha: string | undefined;
+  commits: CommitToCreate[];
+  readBlob(sha: string): Promise<Buffer>;
+}
+
+/** The new head, or why the forge's API cannot publish these commits (the caller pushes them instead). */
+export type CommitUploadResult = { headSha: string } | { unsupported: string };
+
 /** Where repositories live and pull requests are opened: GitHub, or bare repos on disk. */
 export interface Forge {
   readonly name: string;
@@ -122,4 +153,9 @@ export interface Forge {
   hasWriteAccess(repo: string, user: string): Promise<boolean>;
   /** A file's text on a branch, or undefined when the branch or the file is not there (`.pullwright.yml`'s schedules). */
   readFile(repo: string, branch: string, file: string): Promise<string | undefined>;
+  /**
+   * Recreates local commits through the forge's API, which signs them (GitHub: Verified), and
+   * moves the branch without force. Absent where the forge has no such API (the local forge).
+   */
+  createCommits?(repo: string, upload: CommitUpload): Promise<CommitUploadResult>;
 }

@@ -5,6 +5,8 @@ import type { GitAuth } from '@pullwright/security';
 import type {
   CheckRun,
   CheckRunDetails,
+  CommitUpload,
+  CommitUploadResult,
   Forge,
   IssueText,
   MergeResult,
@@ -15,6 +17,7 @@ import type {
   ReviewComment,
 } from './forge.ts';
 import { githubApiBaseUrl } from './github-api-base-url.ts';
+import { createCommitsThroughApi } from './github-git-data.ts';
 import {
   forgeError,
   GitHubInstallationTokens,
@@ -426,6 +429,13 @@ export class GitHubForge implements Forge {
       (err) => (statusOf(err) === 404 ? null : undefined),
     );
     return text ?? undefined;
+  }
+
+  /** Through the git-data API, so GitHub signs the commits (see `createCommitsThroughApi`). */
+  createCommits(repo: string, upload: CommitUpload): Promise<CommitUploadResult> {
+    return this.#call(repo, `creating commits on ${upload.branch}`, (api, at) =>
+      createCommitsThroughApi(api, at, upload),
+    );
   }
 
   /** Revokes every token this process still holds. */

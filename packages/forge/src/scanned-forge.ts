@@ -8,7 +8,9 @@ import type { Forge } from './forge.ts';
  * the interface does not compile until it is listed here, so no channel can skip the scan.
  */
 type OutboundOf = {
-  [K in keyof Forge]-?: Forge[K] extends (...args: infer A) => unknown ? ((...args: A) => OutboundText[]) | null : null;
+  [K in keyof Forge]-?: NonNullable<Forge[K]> extends (...args: infer A) => unknown
+    ? ((...args: A) => OutboundText[]) | null
+    : null;
 };
 
 const OUTBOUND: OutboundOf = {
@@ -44,6 +46,11 @@ const OUTBOUND: OutboundOf = {
   checkRunDetails: null,
   hasWriteAccess: null,
   readFile: null,
+  // The files were scanned by the publish gate (pre-existing secrets told apart there); the texts again here.
+  createCommits: (repo, upload) => [
+    { channel: 'branch', where: repo, content: upload.branch },
+    ...upload.commits.map((c) => ({ channel: 'commit-message' as const, where: c.sha, content: c.message })),
+  ],
 };
 
 /**

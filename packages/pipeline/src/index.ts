@@ -17,6 +17,7 @@ export * from './feature-release.ts';
 export * from './feature-requests.ts';
 export * from './frame/job-frame.ts';
 export * from './frame/stop-operation.ts';
+export { commitsToCreate } from './gates/commits-to-create.ts';
 export * from './gates/publish-gate.ts';
 export * from './gates/workspace-gate.ts';
 export * from './inbound-events.ts';

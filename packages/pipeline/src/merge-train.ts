@@ -1,8 +1,9 @@
 import { type CheckRun, truncateOutput } from '@pullwright/agent';
-import type { CheckResult, Operation } from '@pullwright/core';
+import type { CheckResult, CommitSignature, Operation } from '@pullwright/core';
 import { parseRepoPolicy } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
 import { type GitClient, gitClient, isAncestor } from '@pullwright/workspace';
+import { type PublishedCommits, publishCommits } from './gates/publish-commits.ts';
 import { tokenHolder } from './operation-accounting.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { detectRepoCommands, RepoChecks, type RepoCommands } from './repo-checks.ts';
@@ -19,7 +20,7 @@ export type MergeTrainResult =
   /** The branch already contains the base: merge the approved sha as it is. */
   | { kind: 'current' }
   /** The base was merged into the branch, the checks passed on the result, and it was pushed. */
-  | { kind: 'updated'; headSha: string; baseSha: string; checks: CheckRun[] }
+  | { kind: 'updated'; headSha: string; baseSha: string; checks: CheckRun[]; signature?: CommitSignature }
   /**
    * The base conflicts with the branch. A merge taking the base's version of the conflicting
    * files was pushed (so the next merge cannot conflict again); the change to those files
@@ -36,7 +37,7 @@ const BASE_MERGE_TRAILER = 'Pullwright-Base-Merge';
  * The merge train's update step, run under the repository's merge lock: fetch the base; if
  * the approved head does not contain it, merge the base into the branch (a merge, not a
  * rebase: the approved commits keep their shas), run the repository's checks on the result
- * in the sandbox, and push it without force. The caller merges the new head only because
+ * in the sandbox, and publish it without force (signed through the forge's API where it can). The caller merges the new head only because
  * `isBaseMergeOf` proves it differs from the approved sha by the base merge alone.
  */
 export async function updateFromBase(
@@ -76,9 +77,15 @@ export async function updateFromBase(
     }
     const checked = await runChecks(op, dir, deps);
     if ('reason' in checked) return { kind: 'checks_failed', baseSha, reason: checked.reason };
-    if (headSha !== remoteHead)
-      await deps.workspace.push(dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: approvedSha });
-    return { kind: 'updated', headSha, baseSha, checks: checked.runs };
+    if (headSha === remoteHead) return { kind: 'updated', headSha, baseSha, checks: checked.runs };
+    const published = await publishBaseMerge(op, { dir, branch, auth, headSha, approvedSha, baseSha }, deps);
+    return {
+      kind: 'updated',
+      headSha: published.headSha,
+      baseSha,
+      checks: checked.runs,
+      signature: published.signature,
+    };
   });
 }
 
@@ -189,14 +196,43 @@ async function resolveConflict(
   const base = (await wt.raw(['merge-base', approvedSha, baseSha])).trim();
   const ours = await wt.raw(['diff', '--no-color', '--no-ext-diff', base, approvedSha, '--', ...files]);
   const theirs = await wt.raw(['log', '--format=%h %s', `${base}..${baseSha}`, '--', ...files]);
-  await deps.workspace.push(dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: approvedSha });
+  const published = await publishBaseMerge(op, { dir, branch, auth, headSha: headSha!, approvedSha, baseSha }, deps);
   const task = [
     `Merging the approved change into ${op.baseBranch} conflicted in: ${files.map((f) => `\`${f}\``).join(', ')}.`,
     `The branch now merges ${op.baseBranch} (${baseSha.slice(0, 12)}), with the base's version of those files. Your change to them was dropped; redo its intent on top of the new content and keep every check passing.`,
     `Commits on ${op.baseBranch} that changed them:\n${theirs.trim() || '(none listed)'}`,
     `Your approved change to those files:\n\`\`\`diff\n${truncateOutput(ours.trim(), 12_000)}\n\`\`\``,
   ].join('\n\n');
-  return { kind: 'conflict', headSha: headSha!, baseSha, files, task: deps.redactor.redact(task) };
+  return { kind: 'conflict', headSha: published.headSha, baseSha, files, task: deps.redactor.redact(task) };
+}
+
+/**
+ * The train's merge commit onto the branch at `approvedSha`, without force: through the forge's
+ * API where it signs commits, else pushed (see `publishCommits`); the operation's events say which.
+ */
+async function publishBaseMerge(
+  op: Operation,
+  merge: {
+    dir: string;
+    branch: string;
+    auth: GitAuth | undefined;
+    headSha: string;
+    approvedSha: string;
+    baseSha: string;
+  },
+  deps: MergeTrainDeps,
+): Promise<PublishedCommits> {
+  const published = await publishCommits(deps, {
+    repo: op.repo,
+    dir: merge.dir,
+    branch: merge.branch,
+    auth: merge.auth,
+    headSha: merge.headSha,
+    expectedRemoteSha: merge.approvedSha,
+    since: [merge.approvedSha, merge.baseSha],
+  });
+  await deps.events.append(op.id, 'commit_signature', { ...published.signature, headSha: published.headSha });
+  return published;
 }
 
 function clip(output: string, deps: MergeTrainDeps): string {

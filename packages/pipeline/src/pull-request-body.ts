@@ -1,4 +1,4 @@
-import type { Operation } from '@pullwright/core';
+import type { CommitSignature, Operation } from '@pullwright/core';
 import type { Redactor } from '@pullwright/security';
 import { evidenceMarkdown } from './red-green.ts';
 import { signVerification, verificationBlockOf } from './verification-block.ts';
@@ -20,10 +20,23 @@ export function pullRequestBody(op: Operation, summary: string): string {
     `Requested by ${op.requester.user} via ${op.requester.source}. Operation \`${op.id}\`.`,
     // GitHub closes the issue the work came from when this merges.
     ...(op.origin?.kind === 'issue' ? [`Fixes #${op.origin.number}`] : []),
+    ...(op.commitSignature && (op.commitSignature.state === 'forge' || op.commitSignature.reason)
+      ? [commitSignatureLine(op.commitSignature)]
+      : []),
     ...(op.sandbox && !op.sandbox.sandboxed
       ? ['**Warning:** the checks of this change ran without a sandbox (`SANDBOX=none`).']
       : []),
   ].join('\n\n');
+}
+
+/**
+ * Whether a reviewer (and a branch rule requiring signed commits) will find the commits signed;
+ * said where the forge signs (GitHub), not on the local forge, which never does.
+ */
+function commitSignatureLine(signature: CommitSignature): string {
+  return signature.state === 'forge'
+    ? 'Commits: created through the forge’s API and signed by it (Verified).'
+    : `**Warning:** the commits of this change are unsigned: they were pushed over git because ${signature.reason ?? 'the forge could not create them'}.`;
 }
 
 /**

@@ -19,6 +19,8 @@ export const VerificationBlock = z.object({
     }),
   ),
   secretScan: z.object({ passed: z.boolean(), findings: z.number().int().nonnegative() }),
+  /** How the head's commits were published: signed by the forge (its API), or pushed unsigned and why. */
+  commits: z.object({ signature: z.enum(['forge', 'unsigned']), reason: z.string().optional() }).optional(),
 });
 export type VerificationBlock = z.infer<typeof VerificationBlock>;
 
@@ -49,6 +51,14 @@ export function verificationBlockOf(op: Operation, headSha: string): Verificatio
       passed: c.passed,
     })),
     secretScan: { passed: op.findings.length === 0, findings: op.findings.length },
+    ...(op.commitSignature
+      ? {
+          commits: {
+            signature: op.commitSignature.state,
+            ...(op.commitSignature.reason ? { reason: op.commitSignature.reason } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -452,6 +452,10 @@ export class SlackMessages {
       case 'plan_step':
       case 'fix_report':
         return undefined;
+      case 'commit_signature':
+        return d.state === 'unsigned' && d.reason
+          ? plain(`:warning: The commits were pushed unsigned: ${escapeSlackText(str(d.reason) ?? '')}.`)
+          : undefined;
       case 'sandbox':
         return d.sandboxed ? undefined : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
       case 'instructions':

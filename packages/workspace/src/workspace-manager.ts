@@ -355,6 +355,36 @@ export class WorkspaceManager {
   }
 
   /**
+   * Makes `sha` — the head of `branch` on the forge, where the forge's API recreated the
+   * worktree's new commits (signed) — the worktree's HEAD, when it is what the worktree holds:
+   * the same tree as HEAD and a descendant of `since` (the branch's sha before; '' for none).
+   * Only the commits change, never a file. False when the forge's head is something else.
+   */
+  async adoptForgeHead(
+    dir: string,
+    branch: string,
+    sha: string,
+    options: { auth?: GitAuth; since: string },
+  ): Promise<boolean> {
+    const git = gitClient(dir, await this.#forgeAccess(dir, options.auth));
+    try {
+      await git.raw(['fetch', '--no-tags', 'origin', `refs/heads/${branch}`]);
+    } catch (err) {
+      throw (
+        forgeTransportError(`fetching ${branch}`, err) ??
+        new PullwrightError('git_failed', `fetching ${branch} failed: ${firstLine(err)}`, { branch })
+      );
+    }
+    const local = gitClient(dir);
+    const tree = async (ref: string) =>
+      (await local.raw(['rev-parse', '--verify', '--quiet', `${ref}^{tree}`]).catch(() => '')).trim();
+    if (!(await tree(sha)) || (await tree(sha)) !== (await tree('HEAD'))) return false;
+    if (options.since && !(await isAncestor(local, options.since, sha))) return false;
+    await local.raw(['reset', '--soft', sha]);
+    return true;
+  }
+
+  /**
    * A throwaway detached checkout of `sha` from the repo's mirror (base-commit checks,
    * red/green proofs). Removed by `fn`'s end whatever happens.
    */

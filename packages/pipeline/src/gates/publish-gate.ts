@@ -11,14 +11,16 @@ import { StopOperation } from '../frame/stop-operation.ts';
 import { publishedPullRequestBody } from '../pull-request-body.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
 import { withForgeRetries } from './forge-retries.ts';
+import { publishCommits } from './publish-commits.ts';
 
 /**
  * The publish gate: nothing a job wrote reaches the forge except through here. In order:
  * the commit (local); a remote branch that holds only commits we made (never overwrite a
  * push); the gate every change passes (`passGate`: the secret scan of exactly what the push
  * will send — a secret a changed file already held on the start commit is recorded as
- * pre-existing and does not block —, the budget, the lock fencing); the push, without force,
- * with a fresh token. The forge's answers are retried while it is unavailable
+ * pre-existing and does not block —, the budget, the lock fencing); the publish, without force,
+ * with a fresh token: through the forge's API, which signs the commits, or a push where that
+ * is impossible (`publishCommits`; the operation's `commitSignature` says which). The forge's answers are retried while it is unavailable
  * (withForgeRetries). Returns the new head.
  */
 export async function publishChange(
@@ -42,19 +44,27 @@ export async function publishChange(
       detail: `branch ${branch} on the forge has commits this operation did not make (${remoteSha.slice(0, 12)}); not overwriting them`,
     });
   }
-  await passGate(ctx, headSha, remoteSha ? [startSha, remoteSha] : [startSha], publish.texts);
-  if (remoteSha !== headSha)
-    await withForgeRetries(ctx, `pushing ${branch}`, async (attempt) => {
-      // A push whose answer was lost may have landed: then there is nothing left to do.
-      if (attempt > 1 && (await workspace.remoteBranchSha(ws.dir, branch, auth)) === headSha) return;
-      await workspace.push(ws.dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: remoteSha ?? '' });
-    });
+  const since = remoteSha ? [startSha, remoteSha] : [startSha];
+  await passGate(ctx, headSha, since, publish.texts);
+  const published =
+    remoteSha === headSha
+      ? undefined
+      : await withForgeRetries(ctx, `pushing ${branch}`, (attempt) =>
+          // An attempt whose answer was lost may have landed: then there is nothing left to do.
+          publishCommits(
+            deps,
+            { repo: ctx.op.repo, dir: ws.dir, branch, auth, headSha, expectedRemoteSha: remoteSha, since },
+            attempt,
+          ),
+        );
+  const newHead = published?.headSha ?? headSha;
   ctx.op = await deps.store.patch(
     ctx.opId,
-    { headSha },
-    { type: 'step', data: { step: 'push', branch, headSha, job: ctx.kind } },
+    { headSha: newHead, ...(published ? { commitSignature: published.signature } : {}) },
+    { type: 'step', data: { step: 'push', branch, headSha: newHead, job: ctx.kind } },
   );
-  return headSha;
+  if (published) await deps.events.append(ctx.opId, 'commit_signature', { ...published.signature, headSha: newHead });
+  return newHead;
 }
 
 /**

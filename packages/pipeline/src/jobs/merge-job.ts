@@ -77,6 +77,7 @@ const trainStep: Step<MergeContext> = {
           headSha: train.headSha,
           pullRequest: { ...pr, headSha: train.headSha },
           checks: toCheckResults(train.checks, [], deps.redactor),
+          ...(train.signature ? { commitSignature: train.signature } : {}),
         },
         {
           type: 'base_merged',
