@@ -207,6 +207,7 @@ structural(
 keyed('azure-openai-api-key', 'azure', 'AZURE_OPENAI_API_KEY', r(HEX, 32));
 keyed('beamer-api-token', 'beamer', 'BEAMER_API_KEY', (p) => `b_${p(`${LOWER_NUM}=_-`, 44)}`);
 bare('bitbucket-app-password', 'bitbucket', 'ATBB', r(ALNUM, 28));
+bare('bitbucket-data-center-access-token', 'bitbucket', 'BBDC-', r(B64, 44));
 keyed('bitbucket-client-secret', 'bitbucket', 'BITBUCKET_CLIENT_SECRET', r(ALNUM, 64));
 keyed('bittrex-api-key', 'bittrex', 'BITTREX_API_SECRET', r(ALNUM, 32));
 keyed('cisco-meraki-api-key', 'cisco-meraki', 'MERAKI_DASHBOARD_API_KEY', r(HEX, 40));
@@ -260,6 +261,7 @@ structural(
     `<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n  <secret>{${s}}</secret>\n</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>`,
   'credentials.xml',
 );
+keyed('tableau-personal-access-token', 'tableau', 'TABLEAU_PAT_SECRET', (p) => `${p(B64, 22)}==:${p(ALNUM, 32)}`);
 bare('tailscale-key', 'tailscale', 'tskey-api-', (p) => `${p(ALNUM, 7)}CNTRL-${p(ALNUM, 24)}`);
 bare('easypost-test-api-token', 'easypost', 'EZTK', r(ALNUM, 54));
 keyed('etsy-access-token', 'etsy', 'ETSY_API_KEY', r(LOWER_NUM, 24));
@@ -423,7 +425,7 @@ keyed('nytimes-access-token', 'nytimes', 'NYTIMES_API_KEY', r(ALNUM, 32));
 bare('octopus-deploy-api-key', 'octopus-deploy', 'API-', r(UPPER_NUM, 26));
 keyed('okta-access-token', 'okta', 'OKTA_API_TOKEN', (p) => `00${p(URLSAFE, 40)}`);
 bare('openshift-user-token', 'openshift', 'sha256~', r(URLSAFE, 43));
-bare('openai-api-key', 'openai', 'sk-proj-', r(URLSAFE, 156));
+bare('openai-api-key', 'openai', 'sk-proj-', (p) => `${p(URLSAFE, 74)}T3BlbkFJ${p(URLSAFE, 74)}`);
 bare('anthropic-api-key', 'anthropic', 'sk-ant-api03-', (p) => `${p(URLSAFE, 93)}AA`);
 bare('anthropic-admin-api-key', 'anthropic', 'sk-ant-admin01-', (p) => `${p(URLSAFE, 93)}AA`);
 bare('perplexity-api-key', 'perplexity', 'pplx-', r(ALNUM, 48));
@@ -511,6 +513,12 @@ keyed('zendesk-secret-key', 'zendesk', 'ZENDESK_API_TOKEN', r(ALNUM, 40));
 keyed('generic-api-key', 'generic', 'PAYMENTS_SERVICE_API_KEY', r(ALNUM, 32));
 keyed('generic-hex-secret', 'generic', 'WEBHOOK_SECRET', r(HEX, 40));
 keyed('generic-password', 'generic', 'DB_PASSWORD', password);
+structural(
+  'generic-quoted-secret',
+  'generic',
+  (p) => `${p(LETTERS, 5)}{${p(ALNUM, 6)}}(${p(ALNUM, 5)})`,
+  (s) => `if ("${s}" === api_secret) {`,
+);
 structural(
   'generic-config-add-value',
   'generic',
