@@ -277,6 +277,13 @@ describe('default rules', () => {
     expect(scanner.scanText('"refresh_token": "rt_aaaaaaaaaaaaaaaa"', 'src/app.json')).toEqual([]);
   });
 
+  it("reads `name - 'value'` (notes, logs, chat) as an assignment only before a quoted value", () => {
+    const value = pick(URLSAFE.slice(0, 62), 32);
+    const ids = (text: string) => scanner.scanText(text, 'notes.md').map((f) => f.ruleId);
+    expect(ids(`billing api token - '${value}'`)).toEqual(['generic-api-key']);
+    expect(ids(`the access token - a value the server issues - expires after ${value.length} minutes`)).toEqual([]);
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);

@@ -85,7 +85,13 @@ const truePositives: Array<[string, string, string, string]> = (() => {
     (s) => `OPENAI_API_KEY=${s}`,
     `sk-proj-${rand(URLSAFE, 60)}${['T3Blbk', 'FJ'].join('')}${rand(URLSAFE, 60)}`,
   );
-  add('openai', 'openai-api-key', (s) => `openai.api_key = "${s}"`, `sk-${rand(ALNUM, 48)}`);
+  add(
+    'openai',
+    'openai-api-key',
+    (s) => `openai.api_key = "${s}"`,
+    `sk-${rand(ALNUM, 20)}${['T3Blbk', 'FJ'].join('')}${rand(ALNUM, 20)}`,
+  );
+  add('braintrust', 'sk-prefixed-api-key', (s) => `BRAINTRUST_API_KEY=${s}`, `sk-${rand(ALNUM, 48)}`);
   add('anthropic', 'anthropic-api-key', (s) => `ANTHROPIC_API_KEY=${s}`, `sk-ant-api03-${rand(URLSAFE, 93)}AA`);
   add('anthropic', 'anthropic-admin-api-key', (s) => `{"x-api-key": "${s}"}`, `sk-ant-admin01-${rand(URLSAFE, 93)}AA`);
   add('private-key', 'private-key', () => `${pem}\n`, pemBody);
