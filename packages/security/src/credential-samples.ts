@@ -202,7 +202,7 @@ structural(
   'azure',
   // The expiry: yyyyMMddHHmm.
   (p) => `git&20270${p('123456789', 1)}1512${p('012345', 1)}0&${p(B64, 86)}==`,
-  (s) => `git clone https://apim:${encodeURIComponent(s)}@contoso.scm.azure-api.net/\nAPIM_GIT_PASSWORD=${s}`,
+  (s) => `APIM_GIT_URL=https://contoso.scm.azure-api.net/\nAPIM_GIT_PASSWORD=${s}`,
 );
 structural(
   'azure-storage-account-key',
