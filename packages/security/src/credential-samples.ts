@@ -198,6 +198,13 @@ structural(
     `https://appdata.blob.core.windows.net/uploads?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2026-01-01T00:00:00Z&sig=${s}`,
 );
 structural(
+  'azure-apim-git-password',
+  'azure',
+  // The expiry: yyyyMMddHHmm.
+  (p) => `git&20270${p('123456789', 1)}1512${p('012345', 1)}0&${p(B64, 86)}==`,
+  (s) => `APIM_GIT_URL=https://contoso.scm.azure-api.net/\nAPIM_GIT_PASSWORD=${s}`,
+);
+structural(
   'azure-storage-account-key',
   'azure',
   (p) => `${p(B64, 86)}==`,
@@ -207,6 +214,7 @@ structural(
 keyed('azure-openai-api-key', 'azure', 'AZURE_OPENAI_API_KEY', r(HEX, 32));
 keyed('beamer-api-token', 'beamer', 'BEAMER_API_KEY', (p) => `b_${p(`${LOWER_NUM}=_-`, 44)}`);
 bare('bitbucket-app-password', 'bitbucket', 'ATBB', r(ALNUM, 28));
+bare('bitbucket-data-center-access-token', 'bitbucket', 'BBDC-', r(B64, 44));
 keyed('bitbucket-client-secret', 'bitbucket', 'BITBUCKET_CLIENT_SECRET', r(ALNUM, 64));
 keyed('bittrex-api-key', 'bittrex', 'BITTREX_API_SECRET', r(ALNUM, 32));
 keyed('cisco-meraki-api-key', 'cisco-meraki', 'MERAKI_DASHBOARD_API_KEY', r(HEX, 40));
@@ -228,6 +236,7 @@ keyed('ibm-cos-hmac-secret', 'ibm', 'COS_HMAC_SECRET_ACCESS_KEY', r(HEX, 48));
 keyed('softlayer-api-key', 'ibm', 'SOFTLAYER_API_KEY', r(HEX, 64));
 keyed('datadog-access-token', 'datadog', 'DD_API_KEY', r(HEX, 32));
 bare('defined-networking-api-token', 'defined-networking', 'dnkey-', (p) => `${p(LOWER_NUM, 26)}-${p(LOWER_NUM, 52)}`);
+bare('docker-access-token', 'docker', 'dckr_pat_', r(URLSAFE, 27));
 bare('digitalocean-pat', 'digitalocean', 'dop_v1_', r(HEX, 64));
 bare('digitalocean-access-token', 'digitalocean', 'doo_v1_', r(HEX, 64));
 bare('digitalocean-refresh-token', 'digitalocean', 'dor_v1_', r(HEX, 64));
@@ -260,11 +269,14 @@ structural(
     `<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n  <secret>{${s}}</secret>\n</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>`,
   'credentials.xml',
 );
+bare('vercel-token', 'vercel', 'vcp_', r(ALNUM, 40));
+keyed('tableau-personal-access-token', 'tableau', 'TABLEAU_PAT_SECRET', (p) => `${p(B64, 22)}==:${p(ALNUM, 32)}`);
 bare('tailscale-key', 'tailscale', 'tskey-api-', (p) => `${p(ALNUM, 7)}CNTRL-${p(ALNUM, 24)}`);
 bare('easypost-test-api-token', 'easypost', 'EZTK', r(ALNUM, 54));
 keyed('etsy-access-token', 'etsy', 'ETSY_API_KEY', r(LOWER_NUM, 24));
 bare('facebook-access-token', 'facebook', 'EAAC', r(ALNUM, 150));
 keyed('facebook-secret', 'facebook', 'FACEBOOK_APP_SECRET', r(HEX, 32));
+bare('figma-personal-access-token', 'figma', 'figd_', r(URLSAFE, 40));
 keyed('fastly-api-token', 'fastly', 'FASTLY_API_TOKEN', r(URLSAFE, 32));
 keyed('finicity-api-token', 'finicity', 'FINICITY_APP_KEY', r(HEX, 32));
 keyed('finnhub-access-token', 'finnhub', 'FINNHUB_API_KEY', r(LOWER_NUM, 20));
@@ -297,6 +309,7 @@ bare(
     `${p(DIGITS, 6)}_${b64url('{"alg":"RS256","typ":"JWT"}')}.${b64url(`{"iat":${p(DIGITS, 10)},"iss":"${p(DIGITS, 6)}","sub":"${p(ALNUM, 40)}"}`)}.${p(URLSAFE, 342)}`,
 );
 samples.push({ ruleId: 'github-refresh-token', family: 'github', prefix: 'ghr_', secret: checksummed('ghr_') });
+keyed('github-oauth-client-secret', 'github', 'GITHUB_CLIENT_SECRET', r(HEX, 40));
 bare('gitlab-pat', 'gitlab', 'glpat-', r(URLSAFE, 20));
 keyed('gitlab-legacy-pat', 'gitlab', 'GITLAB_TOKEN', r(ALNUM, 20));
 bare('gitlab-pipeline-trigger-token', 'gitlab', 'glptt-', r(HEX, 40));
@@ -423,7 +436,8 @@ keyed('nytimes-access-token', 'nytimes', 'NYTIMES_API_KEY', r(ALNUM, 32));
 bare('octopus-deploy-api-key', 'octopus-deploy', 'API-', r(UPPER_NUM, 26));
 keyed('okta-access-token', 'okta', 'OKTA_API_TOKEN', (p) => `00${p(URLSAFE, 40)}`);
 bare('openshift-user-token', 'openshift', 'sha256~', r(URLSAFE, 43));
-bare('openai-api-key', 'openai', 'sk-proj-', r(URLSAFE, 156));
+bare('openai-api-key', 'openai', 'sk-proj-', (p) => `${p(URLSAFE, 74)}T3BlbkFJ${p(URLSAFE, 74)}`);
+bare('sk-prefixed-api-key', 'braintrust', 'sk-', r(ALNUM, 48));
 bare('anthropic-api-key', 'anthropic', 'sk-ant-api03-', (p) => `${p(URLSAFE, 93)}AA`);
 bare('anthropic-admin-api-key', 'anthropic', 'sk-ant-admin01-', (p) => `${p(URLSAFE, 93)}AA`);
 bare('perplexity-api-key', 'perplexity', 'pplx-', r(ALNUM, 48));
@@ -511,6 +525,12 @@ keyed('zendesk-secret-key', 'zendesk', 'ZENDESK_API_TOKEN', r(ALNUM, 40));
 keyed('generic-api-key', 'generic', 'PAYMENTS_SERVICE_API_KEY', r(ALNUM, 32));
 keyed('generic-hex-secret', 'generic', 'WEBHOOK_SECRET', r(HEX, 40));
 keyed('generic-password', 'generic', 'DB_PASSWORD', password);
+structural(
+  'generic-quoted-secret',
+  'generic',
+  (p) => `${p(LETTERS, 5)}{${p(ALNUM, 6)}}(${p(ALNUM, 5)})`,
+  (s) => `if ("${s}" === api_secret) {`,
+);
 structural(
   'generic-config-add-value',
   'generic',

@@ -111,7 +111,8 @@ describe('default rules', () => {
   });
 
   it('reads a comma as an assignment only after a quoted password name', () => {
-    const value = pick('abcdefghijklmnopqrstuvwxyz0123456789!@#', 16);
+    // A symbol in it, as passwords have: a word-shaped value is generic-api-key's as well.
+    const value = `${pick('abcdefghijklmnopqrstuvwxyz0123456789', 12)}!${pick('abcdefghijklmnopqrstuvwxyz0123456789', 3)}`;
     expect(scanner.scanText(`setenv("DB_PASSWORD", "${value}")`, 'src/app.c').map((f) => f.ruleId)).toEqual([
       'generic-password',
     ]);
@@ -208,6 +209,77 @@ describe('default rules', () => {
     ]) {
       expect(ids(text), text).toEqual([]);
     }
+  });
+
+  it('takes OpenAI project, service-account and admin keys only with the T3BlbkFJ signature', () => {
+    const side = () => pick(URLSAFE, 40);
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    for (const kind of ['proj', 'svcacct', 'admin']) {
+      expect(ids(`OPENAI_KEY=sk-${kind}-${side()}${['T3Blbk', 'FJ'].join('')}${side()}`)).toContain('openai-api-key');
+      // A near miss of the signature, or none at all, is not an OpenAI key.
+      expect(ids(`OPENAI_KEY=sk-${kind}-${side()}${['T4Blbk', 'FJ'].join('')}${side()}`)).not.toContain(
+        'openai-api-key',
+      );
+      expect(ids(`OPENAI_KEY=sk-${kind}-${side()}${side()}`)).not.toContain('openai-api-key');
+    }
+  });
+
+  it('reads a JWT whose signature part is empty or left off (RFC 7519 unsecured JWTs)', () => {
+    const b64url = (s: string) => Buffer.from(s).toString('base64url');
+    const claims = `${b64url('{"alg":"none","typ":"JWT"}')}.${b64url(`{"sub":"${pick(HEX, 12)}","admin":true}`)}`;
+    for (const text of [`token: ${claims}.`, `token: ${claims}`]) {
+      expect(scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId)).toContain('jwt');
+    }
+  });
+
+  it('reads a SoftLayer API key in the SOAP or REST endpoint path', () => {
+    const key = pick(HEX, 64);
+    for (const api of ['soap/v3', 'soap/v3.1', 'rest/v3.1']) {
+      expect(
+        scanner.scanText(`url = "https://api.softlayer.com/${api}/${key}"`, 'src/app.py').map((f) => f.ruleId),
+      ).toEqual(['softlayer-api-key']);
+    }
+  });
+
+  it('leaves a URL password of one repeated character alone', () => {
+    expect(scanner.scanText('API=https://deploy:1111@ci.internal/api', 'src/app.ts')).toEqual([]);
+    expect(
+      scanner.scanText(`API=https://deploy:${pick(URLSAFE, 12)}@ci.internal/api`, 'src/app.ts').map((f) => f.ruleId),
+    ).toEqual(['url-credentials']);
+  });
+
+  it('leaves a password of punctuation only (a mask, not a chosen password) alone', () => {
+    expect(scanner.scanText(`password: ',.:-@*?!'`, 'src/app.rb')).toEqual([]);
+    expect(scanner.scanText(`password: ',.:-@*?!${pick(HEX, 4)}'`, 'src/app.rb').map((f) => f.ruleId)).toEqual([
+      'generic-password',
+    ]);
+  });
+
+  it('reads a symbol-bearing literal under a secret name, not under a token name or as an interpolation', () => {
+    const value = `${pick(URLSAFE.slice(0, 52), 5)}{${pick(HEX, 6)}}(${pick(URLSAFE.slice(0, 52), 5)}`;
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    for (const text of [`webhook_secret: '${value}'`, `if ("${value}" != secret) {`, `client_secret = \`${value}\``]) {
+      expect(ids(text), text).toEqual(['generic-quoted-secret']);
+    }
+    // Issued tokens are URL-safe: a stray `?` in one is not a token of the provider's format.
+    expect(ids(`npm_token = '${pick(URLSAFE.slice(0, 62), 12)}?${pick(URLSAFE.slice(0, 62), 20)}'`)).toEqual([]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an interpolation, scanned as text
+    expect(ids('signing_secret = "prefix-${env.SIGNING}-v2"')).toEqual([]);
+  });
+
+  it('reads a long token with zero-byte runs (base64 AAAAAA), not a short value made of them', () => {
+    const token = `0.${pick(URLSAFE, 40)}.AgABAAAAAAD--${pick(URLSAFE, 200)}`;
+    expect(scanner.scanText(`"refresh_token": "${token}"`, 'src/app.json').map((f) => f.ruleId)).toEqual([
+      'generic-api-key',
+    ]);
+    expect(scanner.scanText('"refresh_token": "rt_aaaaaaaaaaaaaaaa"', 'src/app.json')).toEqual([]);
+  });
+
+  it("reads `name - 'value'` (notes, logs, chat) as an assignment only before a quoted value", () => {
+    const value = pick(URLSAFE.slice(0, 62), 32);
+    const ids = (text: string) => scanner.scanText(text, 'notes.md').map((f) => f.ruleId);
+    expect(ids(`billing api token - '${value}'`)).toEqual(['generic-api-key']);
+    expect(ids(`the access token - a value the server issues - expires after ${value.length} minutes`)).toEqual([]);
   });
 
   it('ignores lock files for the generic rule', () => {

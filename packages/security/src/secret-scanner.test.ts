@@ -79,8 +79,19 @@ const truePositives: Array<[string, string, string, string]> = (() => {
   add('stripe', 'stripe-access-token', (s) => `Stripe(${JSON.stringify(s)})`, `sk_live_${rand(ALNUM, 24)}`);
   add('stripe', 'stripe-access-token', (s) => `STRIPE_KEY=${s}`, `rk_test_${rand(ALNUM, 30)}`);
   add('stripe', 'stripe-webhook-secret', (s) => `endpointSecret = "${s}"`, `whsec_${rand(ALNUM, 32)}`);
-  add('openai', 'openai-api-key', (s) => `OPENAI_API_KEY=${s}`, `sk-proj-${rand(URLSAFE, 120)}`);
-  add('openai', 'openai-api-key', (s) => `openai.api_key = "${s}"`, `sk-${rand(ALNUM, 48)}`);
+  add(
+    'openai',
+    'openai-api-key',
+    (s) => `OPENAI_API_KEY=${s}`,
+    `sk-proj-${rand(URLSAFE, 60)}${['T3Blbk', 'FJ'].join('')}${rand(URLSAFE, 60)}`,
+  );
+  add(
+    'openai',
+    'openai-api-key',
+    (s) => `openai.api_key = "${s}"`,
+    `sk-${rand(ALNUM, 20)}${['T3Blbk', 'FJ'].join('')}${rand(ALNUM, 20)}`,
+  );
+  add('braintrust', 'sk-prefixed-api-key', (s) => `BRAINTRUST_API_KEY=${s}`, `sk-${rand(ALNUM, 48)}`);
   add('anthropic', 'anthropic-api-key', (s) => `ANTHROPIC_API_KEY=${s}`, `sk-ant-api03-${rand(URLSAFE, 93)}AA`);
   add('anthropic', 'anthropic-admin-api-key', (s) => `{"x-api-key": "${s}"}`, `sk-ant-admin01-${rand(URLSAFE, 93)}AA`);
   add('private-key', 'private-key', () => `${pem}\n`, pemBody);
