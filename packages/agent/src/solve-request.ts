@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isPullwrightError } from '@pullwright/core';
+import { FixReport, isPullwrightError, type Plan, type PlanStep, Review } from '@pullwright/core';
 import type { z } from 'zod';
 import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from './agent-loop.ts';
 import type { BudgetTracker } from './budget-tracker.ts';
@@ -8,15 +8,7 @@ import { extractModelJson, type Parsed } from './extract-model-json.ts';
 import { instructionsSection, type RepositoryInstructions } from './instructions/repository-instructions.ts';
 import type { ModelMessage, ModelProvider } from './model-provider.ts';
 import { currentFiles, repairFiles } from './prompt-files.ts';
-import {
-  FixReport,
-  numberPlan,
-  type Plan,
-  PlannerAnswer,
-  type PlanStep,
-  Review,
-  withKnownChecks,
-} from './role-outputs.ts';
+import { numberPlan, PlannerAnswer, withKnownChecks } from './role-outputs.ts';
 import {
   type AgentTaskType,
   coderPrompt,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
 import { Outcome } from './outcome.ts';
+import { Plan } from './plan.ts';
+import { Review } from './review.ts';
 import { LedgerRound } from './review-ledger.ts';
 
 export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
@@ -332,10 +334,12 @@ export const Operation = z.object({
   baseSha: z.string().optional(),
   headSha: z.string().optional(),
   pullRequest: PullRequestRef.optional(),
-  plan: z.unknown().optional(),
+  /** The planner's plan (a plan stored by an older version that does not parse reads as none). */
+  plan: Plan.optional().catch(undefined),
   /** The model's closing summary of the change. */
   summary: z.string().optional(),
-  review: z.unknown().optional(),
+  /** The reviewer's last verdict (one stored in an older shape reads as none). */
+  review: Review.optional().catch(undefined),
   evidence: Evidence.optional(),
   budget: Budget.optional(),
   filesChanged: z.array(z.string()).default([]),

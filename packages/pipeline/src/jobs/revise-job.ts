@@ -25,6 +25,7 @@ import {
   replyText,
   revisionTask,
 } from '../revision-replies.ts';
+import { agentStepEvent } from '../steps/agent-step-event.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
@@ -182,7 +183,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       transcript: operationTranscript(deps, ctx.opId),
       shouldStop: () => stopReason(ctx),
       readInbox: () => readInbox(ctx),
-      onStep: (step) => deps.events.append(ctx.opId, step.kind, { ...step }).then(() => undefined),
+      onStep: agentStepEvent(deps.events, ctx.opId),
       onUsage: usageRecorder(deps.store, ctx.opId, budget),
       onModelCall: (call) => record.modelCall(call),
     }).finally(() => mcp.close());

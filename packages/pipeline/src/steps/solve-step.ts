@@ -11,6 +11,7 @@ import {
   needsPlanConfirmation,
   planWithNote,
 } from '../plan-confirmation.ts';
+import { agentStepEvent } from './agent-step-event.ts';
 import { checkFailureText } from './verify-step.ts';
 import { baselineOf, type WorkContext, workOf } from './work-context.ts';
 
@@ -119,7 +120,7 @@ export const solveStep: Step<WorkContext> = {
       transcript: operationTranscript(deps, opId),
       shouldStop: () => stopReason(ctx),
       readInbox: () => readInbox(ctx),
-      onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
+      onStep: agentStepEvent(events, opId),
       onModelCall: (call) => record.modelCall(call),
       perStepVerification: policy.verification.per_step,
       onPlanStep: (e) => events.append(opId, 'plan_step', { ...e }).then(() => undefined),
