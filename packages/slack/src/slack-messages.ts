@@ -359,7 +359,10 @@ export class SlackMessages {
           const repairs = d.repairs ? ` after ${d.repairs} repair round${d.repairs === 1 ? '' : 's'}` : '';
           return plain(`:robot_face: The model finished${repairs}: ${escapeSlackText(d.outcome ?? 'done')}.`);
         }
-        if (d.step === 'agent' && d.state === 'started') return plain(':robot_face: The model is working.');
+        if (d.step === 'agent' && d.state === 'started') {
+          const checks = Array.isArray(d.checks) && d.checks.length > 0 ? ` Checks: ${d.checks.join(', ')}.` : '';
+          return plain(`:robot_face: The model is working.${escapeSlackText(checks)}`);
+        }
         if (d.step === 'push') {
           return plain(
             `:arrow_up: Pushed \`${escapeSlackText(d.branch ?? '?')}\` at \`${(d.headSha ?? '').slice(0, 12)}\`.`,
