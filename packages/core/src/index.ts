@@ -15,6 +15,7 @@ export * from './origin-label.ts';
 export * from './outcome.ts';
 export * from './parse-unified-diff.ts';
 export * from './plan.ts';
+export * from './policy.ts';
 export * from './review.ts';
 export * from './review-ledger.ts';
 export * from './state-machine.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
 import { Outcome } from './outcome.ts';
 import { Plan } from './plan.ts';
+import { Policy } from './policy.ts';
 import { Review } from './review.ts';
 import { LedgerRound } from './review-ledger.ts';
 
@@ -215,6 +216,24 @@ export const RiskAssessment = z.object({
 });
 export type RiskAssessment = z.infer<typeof RiskAssessment>;
 
+/**
+ * A secret the outbound scan found in what the change would publish (see @pullwright/security
+ * `scanOutbound`): never the secret, at most its first characters (`preview`). Findings that
+ * were already on the base are kept with `preExisting` and do not block.
+ */
+export const Finding = z.object({
+  ruleId: z.string(),
+  /** Where the text goes: a file path, the branch, the PR body… (secrets in it masked). */
+  file: z.string(),
+  /** 1-based; 0 for a finding about a whole file (a refused file name). */
+  line: z.number().int().nonnegative(),
+  preview: z.string(),
+  /** The outbound channel (`file`, `commit-message`, `pr-body`…); records before 2026-11-24 scanned files only. */
+  channel: z.string().default('file'),
+  preExisting: z.boolean().optional(),
+});
+export type Finding = z.infer<typeof Finding>;
+
 export const DeployStatus = z.enum(['running', 'succeeded', 'failed', 'rolled_back', 'rollback_failed']);
 export type DeployStatus = z.infer<typeof DeployStatus>;
 
@@ -344,7 +363,7 @@ export const Operation = z.object({
   budget: Budget.optional(),
   filesChanged: z.array(z.string()).default([]),
   checks: z.array(CheckResult).default([]),
-  findings: z.array(z.unknown()).default([]),
+  findings: z.array(Finding).default([]),
   risk: RiskAssessment.optional(),
   usage: Usage,
   /** The approval the merge job acts on (its head sha is the one merged). */
@@ -353,8 +372,11 @@ export const Operation = z.object({
   mergeSha: z.string().optional(),
   /** Every approval given, for any head sha; only those for the current head count. */
   approvals: z.array(ApprovalRecord).optional(),
-  /** The effective policy (service ∧ repository file) fixed at claim time; see @pullwright/policy. */
-  policy: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The effective policy (service ∧ repository file) fixed at claim time; see @pullwright/policy.
+   * One stored in a shape that no longer parses reads as none: the service policy applies.
+   */
+  policy: Policy.optional().catch(undefined),
   deploy: DeployRecord.optional(),
   checkpoints: z.array(Checkpoint).default([]),
   cancelRequested: z.boolean().default(false),
