@@ -15,8 +15,10 @@ describe('npm run demo', () => {
     expect(code, demo.output()).toBe(0);
     const out = demo.stdout();
     expect(out).toMatch(/^operation \w+: debug on demo\/sample-slugify$/m);
-    expect(out).toMatch(/step baseline: \{"test":false\}/);
-    expect(out).toMatch(/→ merged/);
+    // One line per event (core describeEvent): the base's red check, the evidence, the merge.
+    expect(out).toMatch(/s {2}Base branch( \(cached\))?: test failing$/m);
+    expect(out).toMatch(/s {2}Reproduced: \d+ tests? failing before, passing after$/m);
+    expect(out).toMatch(/s {2}Merged as [0-9a-f]{7}/m);
     expect(out).not.toMatch(/undefined/);
     expect(readdirSync(tmp)).toEqual([]);
   });

@@ -41,7 +41,7 @@ describe('SlackNotifier', () => {
       budgetUsd: undefined,
       auto: false,
     });
-    await events.append(op.id, 'slack_session', { channel });
+    await events.append(op.id, 'slack_session', { channel, user: 'U1' });
     return op;
   }
 

@@ -1,34 +1,37 @@
 // @vitest-environment happy-dom
+
+import type { Finding } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { type CardElement, loadCard } from './load-card.ts';
 
-type Render = (findings: unknown[], op: Record<string, unknown>) => CardElement;
+type Render = (findings: Finding[], op: Record<string, unknown>) => CardElement;
 const { renderFindings } = await loadCard<{ renderFindings: Render }>('card-findings.js');
 
 const PR = { number: 4, url: 'http://x/pr/4', headSha: 'a'.repeat(40) };
 
 describe('the secret scan card', () => {
-  it('lists each finding by rule, place and message, whatever the scanner named its fields', () => {
+  it('lists each finding by rule and place, and the text it was in when not a file', () => {
     const el = renderFindings(
       [
-        { rule: 'github-token', file: 'src/a.ts', line: 3, message: 'a GitHub token' },
-        { ruleId: 'aws-key', path: 'config.yml', description: 'an AWS key' },
-        'a plain note',
+        { ruleId: 'github-token', file: 'src/a.ts', line: 3, preview: 'ghp_…', channel: 'file' },
+        { ruleId: 'aws-key', file: 'agent/op1-fix', line: 0, preview: 'AKIA…', channel: 'commit-message' },
       ],
       { status: 'failed' },
     );
     expect([...el.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
-      'github-token src/a.ts:3 — a GitHub token',
-      'aws-key config.yml — an AWS key',
-      'a plain note',
+      'github-token src/a.ts:3',
+      'aws-key agent/op1-fix — in the commit message',
     ]);
   });
 
   it('says which findings were already on the base and did not block', () => {
-    const el = renderFindings([{ ruleId: 'github-pat', file: 'src/legacy.js', line: 2, preExisting: true }], {
-      status: 'awaiting_approval',
-      pullRequest: PR,
-    });
+    const el = renderFindings(
+      [{ ruleId: 'github-pat', file: 'src/legacy.js', line: 2, preview: 'ghp_…', channel: 'file', preExisting: true }],
+      {
+        status: 'awaiting_approval',
+        pullRequest: PR,
+      },
+    );
     expect(el.querySelector('li')?.textContent).toBe('github-pat src/legacy.js:2 (already on the base; did not block)');
   });
 

@@ -1,4 +1,6 @@
 // @vitest-environment happy-dom
+
+import { Plan } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { type CardElement, loadCard } from './load-card.ts';
 
@@ -8,7 +10,7 @@ type Render = (
 ) => CardElement | null;
 const { renderPlanDecision, renderPlan } = await loadCard<{
   renderPlanDecision: Render;
-  renderPlan: (plan: Record<string, unknown>) => CardElement;
+  renderPlan: (plan: Plan) => CardElement;
 }>('card-plan.js');
 
 const PENDING = { status: 'running', cancelRequested: false, planConfirmation: { state: 'pending', since: 'x' } };
@@ -49,28 +51,31 @@ describe('the plan decision card', () => {
 
 describe('the plan card', () => {
   it('lists the steps with their files and acceptance, and the risks noted', () => {
-    const el = renderPlan({
-      plan_id: 'plan_9',
-      steps: [
-        { id: 'T1', title: 'Add the test', files: ['test/slug.test.ts'], acceptance: 'it fails' },
-        { title: 'Fix slugify' },
-      ],
-      risks: ['other callers rely on spaces'],
-    });
+    const el = renderPlan(
+      Plan.parse({
+        plan_id: 'plan_9',
+        summary: 'Slugs keep their words',
+        steps: [
+          { id: 'T1', title: 'Add the test', files: ['test/slug.test.ts'], acceptance: 'it fails' },
+          { title: 'Fix slugify', acceptance: 'it passes' },
+        ],
+        risks: ['other callers rely on spaces'],
+      }),
+    );
     expect(el.querySelector('code')!.textContent).toBe('plan_9');
     const [first, second] = [...el.querySelectorAll('.plan-steps > li')];
     expect(first!.dataset.task).toBe('T1');
     expect(first!.querySelector('strong')!.textContent).toBe('T1 · Add the test');
     expect(first!.querySelector('.plan-files')!.textContent).toBe('test/slug.test.ts');
     expect(first!.querySelector('p')!.textContent).toBe('Done when: it fails');
-    expect(second!.textContent).toBe('Fix slugify');
+    expect(second!.textContent).toBe('Fix slugifyDone when: it passes');
     expect(el.querySelector('h3')!.textContent).toBe('Risks noted');
     expect(el.querySelector('.bullets')!.textContent).toBe('other callers rely on spaces');
   });
 
-  it('shows a plan without steps as JSON, with no risks heading', () => {
-    const el = renderPlan({ summary: 'just do it' });
-    expect(JSON.parse(el.querySelector('pre')!.textContent!)).toEqual({ summary: 'just do it' });
+  it('shows a plan without risks with no risks heading', () => {
+    const el = renderPlan(Plan.parse({ summary: 'just do it', steps: [{ title: 'Do it', acceptance: 'done' }] }));
+    expect(el.querySelectorAll('.plan-steps > li')).toHaveLength(1);
     expect(el.querySelector('h3')).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Operation } from '@pullwright/core';
 import { DEMO_REPO, DEMO_REQUEST, DEMO_REVISION_REFUSAL } from '@pullwright/pipeline';
+import { servicePolicy } from '@pullwright/policy';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../support/sample-repo.ts';
@@ -122,7 +123,16 @@ describe('the dashboard in words, in a real browser (demo mode)', () => {
     const op = await seed(['running', 'awaiting_approval', 'approved', 'merging', 'merged']);
     await sys.runtime.store.patch(
       op.id,
-      { policy: { deploy: { target: { kind: 'webhook', url: 'https://deploy.example/hook' }, on_merge: false } } },
+      {
+        policy: {
+          ...servicePolicy({}),
+          deploy: {
+            target: { kind: 'webhook', url: 'https://deploy.example/hook' },
+            on_merge: false,
+            status: { poll_ms: 1000, timeout_ms: 60_000 },
+          },
+        },
+      },
       { type: 'checkpoint', data: { step: 'policy' } },
     );
     await open(op.id);

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { ReplayProvider, ReplayTranscript } from '@pullwright/agent';
-import type { Operation, OperationEventType } from '@pullwright/core';
+import type { Operation, OperationEventInput } from '@pullwright/core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../support/sample-repo.ts';
@@ -28,36 +28,53 @@ const REVISION = ReplayTranscript.parse({
 });
 
 /** Every event type the pipeline writes that the timeline shows, with the data it carries. */
-const EVENTS: [OperationEventType, Record<string, unknown>][] = [
-  ['step', { step: 'verify', state: 'finished', passed: true }],
-  ['phase', { phase: 'review' }],
-  ['model', { role: 'reviewer', turn: 1, text: '{"decision":"accept","reasons":["small and tested"]}' }],
-  ['model', { role: 'reviewer', turn: 2, text: '{"decision":"revise","must_fix":["handle tabs"]}' }],
-  ['model', { role: 'planner', turn: 3, text: '{"summary":"Split on whitespace","steps":[{"title":"fix"' }],
-  ['tool', { name: 'read_file', summary: 'src/a.js' }],
-  ['evidence', { reproduced: true, red: ['t'], green: ['t'] }],
-  ['check', { name: 'test', passed: true }],
-  ['message', { from: 'alice', source: 'dashboard', text: 'look here' }],
-  ['cancel_requested', { by: 'alice' }],
-  ['retried', { by: 'alice', retryId: 'abcdef123456' }],
-  ['retry_of', { by: 'alice', opId: 'abcdef123456' }],
-  ['approval', { by: 'alice', source: 'dashboard' }],
-  ['approval_pending', { missing: ['1 more approval'], approvals: 1 }],
-  ['risk', { level: 'low' }],
-  ['waiting', { files: ['src/a.js'], holder: 'other' }],
-  ['locks_acquired', { files: ['src/a.js'] }],
-  ['overlap', { files: ['src/a.js'] }],
-  ['base_merged', {}],
-  ['plan_confirmation', { state: 'modified', by: 'alice', note: 'keep the API' }],
-  ['auto_approval', { approved: false }],
-  ['deploy', { step: 'started', target: 'webhook', by: 'dee' }],
-  ['deploy', { step: 'rolled_back' }],
-  ['sandbox', { runner: 'bubblewrap', sandboxed: true }],
-  ['revision', { state: 'requested', requestId: 'r1', requests: 2 }],
-  ['revision', { state: 'pushed', requestId: 'r1', headSha: 'b'.repeat(40), changed: true }],
-  ['head_moved', { by: 'bob', headSha: 'c'.repeat(40) }],
-  ['slack_session', { channel: 'C1' }],
-  ['slack_thread', { channel: 'C1' }],
+const EVENTS: OperationEventInput[] = [
+  { type: 'step', data: { step: 'verify', state: 'finished', passed: true } },
+  { type: 'phase', data: { phase: 'review' } },
+  {
+    type: 'model',
+    data: { role: 'reviewer', turn: 1, text: '{"decision":"accept","reasons":["small and tested"]}', toolCalls: [] },
+  },
+  {
+    type: 'model',
+    data: {
+      role: 'reviewer',
+      turn: 2,
+      text: '{"decision":"request_changes","must_fix":["handle tabs"]}',
+      toolCalls: [],
+    },
+  },
+  {
+    type: 'model',
+    data: { role: 'planner', turn: 3, text: '{"summary":"Split on whitespace","steps":[{"title":"fix"', toolCalls: [] },
+  },
+  { type: 'tool', data: { role: 'coder', name: 'read_file', summary: 'src/a.js', isError: false } },
+  { type: 'evidence', data: { reproduced: true, red: ['t'], green: ['t'] } },
+  { type: 'check', data: { name: 'test', passed: true, exitCode: 0, durationMs: 12 } },
+  { type: 'message', data: { from: 'alice', source: 'dashboard', text: 'look here' } },
+  { type: 'cancel_requested', data: { by: 'alice' } },
+  { type: 'retried', data: { by: 'alice', retryId: 'abcdef123456' } },
+  { type: 'retry_of', data: { by: 'alice', opId: 'abcdef123456' } },
+  {
+    type: 'approval',
+    data: { by: 'alice', identity: 'alice', source: 'dashboard', role: 'approver', headSha: 'a'.repeat(40) },
+  },
+  { type: 'approval_pending', data: { missing: ['1 more approval'], approvals: 1 } },
+  { type: 'risk', data: { level: 'low', reasons: [] } },
+  { type: 'waiting', data: { files: ['src/a.js'], holder: 'other' } },
+  { type: 'locks_acquired', data: { files: ['src/a.js'] } },
+  { type: 'overlap', data: { branches: ['agent/other'], files: ['src/a.js'] } },
+  { type: 'base_merged', data: { baseSha: 'd'.repeat(40), headSha: 'e'.repeat(40), checks: [] } },
+  { type: 'plan_confirmation', data: { state: 'modified', by: 'alice', note: 'keep the API' } },
+  { type: 'auto_approval', data: { approved: false } },
+  { type: 'deploy', data: { step: 'started', target: 'webhook', by: 'dee' } },
+  { type: 'deploy', data: { step: 'rolled_back' } },
+  { type: 'sandbox', data: { runner: 'bubblewrap', sandboxed: true } },
+  { type: 'revision', data: { state: 'requested', requestId: 'r1', requests: 2 } },
+  { type: 'revision', data: { state: 'pushed', requestId: 'r1', headSha: 'b'.repeat(40), changed: true } },
+  { type: 'head_moved', data: { by: 'bob', headSha: 'c'.repeat(40) } },
+  { type: 'slack_session', data: { channel: 'C1', user: 'U1' } },
+  { type: 'slack_thread', data: { channel: 'C1', ts: '1.2' } },
 ];
 
 describe('dashboard: the review loop in a real browser', () => {
@@ -237,7 +254,8 @@ describe('dashboard: the review loop in a real browser', () => {
 
   it('names every event type in the timeline: no raw type names, no raw JSON', async () => {
     const op = await seeded('every event');
-    for (const [type, data] of EVENTS) await sys.runtime.events.append(op.id, type, data);
+    // Each entry pairs a type with its data; the compiler cannot follow that pairing through the loop.
+    for (const e of EVENTS) await sys.runtime.events.append(op.id, e.type, e.data as never);
     const page = await signedIn();
     await page.goto(`${sys.api.url}/#/op/${op.id}`);
     await expect.poll(() => page.locator('#timeline li').count(), POLL).toBe(EVENTS.length + 1);

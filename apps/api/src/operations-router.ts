@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PullwrightError, ValidationError } from '@pullwright/core';
+import { PullwrightError, ValidationError, withDescription } from '@pullwright/core';
 import type { Runtime } from '@pullwright/pipeline';
 import { type Request, Router } from 'express';
 import { availableRepo } from './available-repo.ts';
@@ -78,7 +78,7 @@ export function operationsRouter(deps: Deps): Router {
     const id = opId(req);
     await deps.store.get(id);
     if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
-      return res.json({ events: await deps.events.list(id) });
+      return res.json({ events: (await deps.events.list(id)).map(withDescription) });
     }
     return streamEvents(req, res, id, deps);
   });

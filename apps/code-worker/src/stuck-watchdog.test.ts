@@ -31,7 +31,7 @@ describe('StuckWatchdog', () => {
       expect(types.filter((t) => t === 'stuck')).toHaveLength(1);
 
       await new Promise((r) => setTimeout(r, 5));
-      await events.append(op.id, 'check', { name: 'test', passed: true });
+      await events.append(op.id, 'check', { name: 'test', passed: true, exitCode: 0, durationMs: 5 });
       expect(await watchdog.check()).toEqual([]);
       expect((await store.get(op.id)).stuck).toBeUndefined();
       expect((await events.list(op.id)).at(-1)?.type).toBe('unstuck');

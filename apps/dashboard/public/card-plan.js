@@ -1,22 +1,7 @@
 // The plan: its steps as the planner wrote them, and, while it waits for a person, Start, Modify (with a note) or Cancel.
 import { button, h, noteBox, titledBullets } from './dom.js';
 
-/** @import { Operation } from '@pullwright/core' */
-
-/**
- * The planner's plan as the operation records it (`plan` is free-form in the schema: a
- * plan from an older build may lack steps, and is then shown as JSON).
- * @typedef {object} PlanStep
- * @property {string} [id]
- * @property {string} title
- * @property {string[]} [files]
- * @property {string} [acceptance]
- * @typedef {object} Plan
- * @property {string} [plan_id]
- * @property {string} [summary]
- * @property {PlanStep[]} [steps]
- * @property {string[]} [risks]
- */
+/** @import { Operation, Plan } from '@pullwright/core' */
 
 /** @param {Plan} plan */
 export function renderPlan(plan) {
@@ -24,27 +9,25 @@ export function renderPlan(plan) {
     'div',
     {},
     plan.plan_id ? h('p', { class: 'muted small' }, h('code', {}, plan.plan_id)) : null,
-    Array.isArray(plan.steps)
-      ? h(
-          'ol',
-          { class: 'plan-steps' },
-          plan.steps.map((step) =>
-            h(
-              'li',
-              { dataset: { task: step.id ?? '' } },
-              h('strong', {}, step.id ? `${step.id} · ${step.title}` : step.title),
-              step.files?.length
-                ? h(
-                    'span',
-                    { class: 'plan-files' },
-                    step.files.map((f) => h('code', {}, f)),
-                  )
-                : null,
-              step.acceptance ? h('p', { class: 'muted small' }, `Done when: ${step.acceptance}`) : null,
-            ),
-          ),
-        )
-      : h('pre', { class: 'pre small' }, JSON.stringify(plan, null, 2)),
+    h(
+      'ol',
+      { class: 'plan-steps' },
+      plan.steps.map((step) =>
+        h(
+          'li',
+          { dataset: { task: step.id ?? '' } },
+          h('strong', {}, step.id ? `${step.id} · ${step.title}` : step.title),
+          step.files.length
+            ? h(
+                'span',
+                { class: 'plan-files' },
+                step.files.map((f) => h('code', {}, f)),
+              )
+            : null,
+          h('p', { class: 'muted small' }, `Done when: ${step.acceptance}`),
+        ),
+      ),
+    ),
     titledBullets('Risks noted', plan.risks),
   );
 }

@@ -2,14 +2,14 @@
 import { clock, h } from './dom.js';
 import { describeEvent } from './timeline.js';
 
-/** @import { OperationEvent } from '@pullwright/core' */
+/** @import { DescribedEvent } from '@pullwright/core' */
 
 /** Too frequent or too internal for the timeline; they still refresh the record. */
 const QUIET_EVENTS = new Set(['usage', 'checkpoint']);
 
 /**
  * The line for one event, or null for a quiet one.
- * @param {OperationEvent} e
+ * @param {DescribedEvent} e
  */
 export function renderTimelineEntry(e) {
   if (QUIET_EVENTS.has(e.type)) return null;

@@ -1,6 +1,6 @@
 // What the operation page knows, in one place: changed only by `set`, followed by the parts that `watch` it.
 
-/** @import { Operation, OperationEvent } from '@pullwright/core' */
+/** @import { Operation, DescribedEvent } from '@pullwright/core' */
 /** @import { Board } from './card-locks.js' */
 /** @import { VerificationResult } from './card-verification.js' */
 
@@ -8,7 +8,7 @@
  * @typedef {'overview' | 'changes' | 'transcript'} Tab
  * @typedef {object} OperationState
  * @property {Operation | undefined} op  The record as last read; undefined until the first read.
- * @property {OperationEvent[]} events  Oldest first, each once.
+ * @property {DescribedEvent[]} events  Oldest first, each once.
  * @property {Tab} tab
  * @property {string | null} since  The Changes tab shows the whole PR (null) or the interdiff since this sha.
  * @property {string | undefined} shownSha  The head whose changes the page has shown: what an approval is for.

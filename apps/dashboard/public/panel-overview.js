@@ -10,7 +10,6 @@ import { card, h, withCode } from './dom.js';
 import { renderFailureReport } from './run-record.js';
 
 /** @import { Operation, OutcomeCode } from '@pullwright/core' */
-/** @import { Plan } from './card-plan.js' */
 /** @import { VerificationResult } from './card-verification.js' */
 
 /** Records written before outcomes were stored: the title by status. */
@@ -52,8 +51,7 @@ const OUTCOME_TITLES = {
 
 /** @param {Operation} op */
 function summary(op) {
-  const plan = /** @type {Plan | string | undefined} */ (op.plan);
-  const text = op.summary || (typeof plan === 'string' ? plan : plan?.summary);
+  const text = op.summary || op.plan?.summary;
   if (text) return h('p', { class: 'summary-text' }, withCode(text));
   return h(
     'p',
@@ -107,11 +105,11 @@ export function renderOverview(op, verification) {
     h(
       'div',
       { class: 'two' },
-      card('Secret scan', 'op-findings', renderFindings(/** @type {any[]} */ (op.findings), op)),
+      card('Secret scan', 'op-findings', renderFindings(op.findings, op)),
       card('Risk', 'op-risk', renderRisk(op.risk)),
     ),
-    op.review ? card('Review', 'op-review', renderReview(/** @type {any} */ (op.review))) : null,
-    op.plan && typeof op.plan === 'object' ? card('Plan', 'op-plan', renderPlan(/** @type {Plan} */ (op.plan))) : null,
+    op.review ? card('Review', 'op-review', renderReview(op.review)) : null,
+    op.plan ? card('Plan', 'op-plan', renderPlan(op.plan)) : null,
     op.filesChanged.length
       ? card(
           'Files changed',

@@ -1,24 +1,4 @@
-import { z } from 'zod';
-
-export const PlanStep = z.object({
-  /** `T1`…`Tn` in execution order; assigned by `numberPlan`, whatever the model wrote. */
-  id: z.string().optional(),
-  title: z.string().min(1),
-  files: z.array(z.string()).default([]),
-  acceptance: z.string().min(1),
-  /** Names of the repository checks that verify this step (per-step verification runs them after it). */
-  tests: z.array(z.string()).default([]),
-});
-export type PlanStep = z.infer<typeof PlanStep>;
-
-export const Plan = z.object({
-  /** `plan_0001`: one plan per operation; assigned by `numberPlan`. */
-  plan_id: z.string().optional(),
-  summary: z.string().min(1),
-  steps: z.array(PlanStep).min(1, 'needs at least one step'),
-  risks: z.array(z.string()).default([]),
-});
-export type Plan = z.infer<typeof Plan>;
+import { Plan } from '@pullwright/core';
 
 /** The one plan id of an operation (seed 002: `plan_0001` unless one is given). */
 export const PLAN_ID = 'plan_0001';
@@ -60,30 +40,3 @@ export function withKnownChecks(plan: Plan, checkNames: readonly string[]): { pl
     note: `dropped checks the repository does not have (${dropped.join(', ')}); its checks are: ${checkNames.join(', ') || 'none'}`,
   };
 }
-
-export const Review = z.object({
-  decision: z.enum(['accept', 'request_changes']),
-  reasons: z.array(z.string()).default([]),
-  must_fix: z.array(z.string()).default([]),
-});
-export type Review = z.infer<typeof Review>;
-
-/** The fixer's outcome (seed 000, "Code Fixer Output Format"): strict JSON, snake_case keys. */
-export const FixReport = z.strictObject({
-  status: z.enum(['fixed', 'failed']),
-  fixes_applied: z
-    .array(
-      z.strictObject({
-        file: z.string().min(1),
-        line: z.number().int().nonnegative().nullable(),
-        error_type: z.string().min(1),
-        description: z.string().min(1),
-        success: z.boolean().optional(),
-      }),
-    )
-    .default([]),
-  build_status: z.enum(['pass', 'fail']),
-  remaining_errors: z.array(z.string()).default([]),
-  attempts: z.number().int().positive(),
-});
-export type FixReport = z.infer<typeof FixReport>;

@@ -1,8 +1,7 @@
-import { CheckRun } from '@pullwright/core';
+import { CheckRun, Plan } from '@pullwright/core';
 import { z } from 'zod';
 import type { AgentLoopResult } from './agent-loop.ts';
 import type { ModelMessage, ModelUsage } from './model-provider.ts';
-import { Plan } from './role-outputs.ts';
 
 const Usage = z.object({
   inputTokens: z.number(),

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { PullwrightError } from './errors.ts';
 import { Outcome } from './outcome.ts';
+import { Plan } from './plan.ts';
+import { Policy } from './policy.ts';
+import { Review } from './review.ts';
 import { LedgerRound } from './review-ledger.ts';
 
 export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
@@ -213,6 +216,24 @@ export const RiskAssessment = z.object({
 });
 export type RiskAssessment = z.infer<typeof RiskAssessment>;
 
+/**
+ * A secret the outbound scan found in what the change would publish (see @pullwright/security
+ * `scanOutbound`): never the secret, at most its first characters (`preview`). Findings that
+ * were already on the base are kept with `preExisting` and do not block.
+ */
+export const Finding = z.object({
+  ruleId: z.string(),
+  /** Where the text goes: a file path, the branch, the PR body… (secrets in it masked). */
+  file: z.string(),
+  /** 1-based; 0 for a finding about a whole file (a refused file name). */
+  line: z.number().int().nonnegative(),
+  preview: z.string(),
+  /** The outbound channel (`file`, `commit-message`, `pr-body`…); records before 2026-11-24 scanned files only. */
+  channel: z.string().default('file'),
+  preExisting: z.boolean().optional(),
+});
+export type Finding = z.infer<typeof Finding>;
+
 export const DeployStatus = z.enum(['running', 'succeeded', 'failed', 'rolled_back', 'rollback_failed']);
 export type DeployStatus = z.infer<typeof DeployStatus>;
 
@@ -416,16 +437,18 @@ export const Operation = z.object({
   baseSha: z.string().optional(),
   headSha: z.string().optional(),
   pullRequest: PullRequestRef.optional(),
-  plan: z.unknown().optional(),
+  /** The planner's plan (a plan stored by an older version that does not parse reads as none). */
+  plan: Plan.optional().catch(undefined),
   /** The model's closing summary of the change. */
   summary: z.string().optional(),
-  review: z.unknown().optional(),
+  /** The reviewer's last verdict (one stored in an older shape reads as none). */
+  review: Review.optional().catch(undefined),
   evidence: Evidence.optional(),
   budget: Budget.optional(),
   budgetContract: BudgetContract.optional(),
   filesChanged: z.array(z.string()).default([]),
   checks: z.array(CheckResult).default([]),
-  findings: z.array(z.unknown()).default([]),
+  findings: z.array(Finding).default([]),
   risk: RiskAssessment.optional(),
   usage: Usage,
   /** The approval the merge job acts on (its head sha is the one merged). */
@@ -434,8 +457,11 @@ export const Operation = z.object({
   mergeSha: z.string().optional(),
   /** Every approval given, for any head sha; only those for the current head count. */
   approvals: z.array(ApprovalRecord).optional(),
-  /** The effective policy (service ∧ repository file) fixed at claim time; see @pullwright/policy. */
-  policy: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The effective policy (service ∧ repository file) fixed at claim time; see @pullwright/policy.
+   * One stored in a shape that no longer parses reads as none: the service policy applies.
+   */
+  policy: Policy.optional().catch(undefined),
   deploy: DeployRecord.optional(),
   checkpoints: z.array(Checkpoint).default([]),
   cancelRequested: z.boolean().default(false),

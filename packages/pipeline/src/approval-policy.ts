@@ -1,8 +1,10 @@
 import {
+  type Action,
   type ApprovalRecord,
   InvalidTransitionError,
   type Logger,
   type Operation,
+  type Policy,
   PullwrightError,
   type RequesterSource,
   type RiskAssessment,
@@ -10,7 +12,6 @@ import {
 } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import {
-  type Action,
   analyzeDiff,
   assertAuthorized,
   assertBudgetWithinCaps,
@@ -24,7 +25,6 @@ import {
   IdentityDirectory,
   mergePolicies,
   POLICY_IDENTITY,
-  Policy,
   type RepoPolicyFile,
   type ServicePolicyFile,
   servicePolicy,
@@ -63,11 +63,7 @@ export class ApprovalPolicy {
 
   /** The snapshot taken at claim time; the service policy for operations claimed before one existed. */
   policyOf(op: Pick<Operation, 'policy'>): Policy {
-    if (op.policy) {
-      const parsed = Policy.safeParse(op.policy);
-      if (parsed.success) return parsed.data;
-    }
-    return servicePolicy(this.service);
+    return op.policy ?? servicePolicy(this.service);
   }
 
   /**

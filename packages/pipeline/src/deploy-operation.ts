@@ -3,9 +3,9 @@ import {
   type Logger,
   type Operation,
   type OperationEventDataOf,
+  type Policy,
   PullwrightError,
 } from '@pullwright/core';
-import type { Policy } from '@pullwright/policy';
 import type { OperationEvents, OperationStore } from '@pullwright/queue';
 import type { Redactor } from '@pullwright/security';
 import { callHook, DeployHookError, type DeployState, pollStatus } from './deploy-webhook.ts';

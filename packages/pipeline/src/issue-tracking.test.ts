@@ -1,4 +1,4 @@
-import { emptyUsage, Operation } from '@pullwright/core';
+import { emptyUsage, Operation, Plan } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { issueTrackingBody } from './issue-tracking.ts';
 
@@ -20,7 +20,13 @@ const base = Operation.parse({
 
 describe('issueTrackingBody', () => {
   it('shows the plan and progress while running', () => {
-    const plan = { summary: 'Split on whitespace.', steps: [{ title: 'Reproduce' }, { title: 'Fix' }], risks: [] };
+    const plan = Plan.parse({
+      summary: 'Split on whitespace.',
+      steps: [
+        { title: 'Reproduce', acceptance: 'a failing test' },
+        { title: 'Fix', acceptance: 'the test passes' },
+      ],
+    });
     expect(issueTrackingBody({ ...base, plan }, 'run: agent done')).toBe(
       '**Pullwright** · operation `op1` (fix) · running\n\n**Plan:** Split on whitespace.\n\n1. Reproduce\n\n2. Fix\n\n**Progress:** run: agent done',
     );

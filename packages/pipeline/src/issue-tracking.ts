@@ -1,19 +1,12 @@
-import type { Logger, Operation } from '@pullwright/core';
+import type { Logger, Operation, Plan } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { Redactor } from '@pullwright/security';
 import { quote } from './tracking-comment.ts';
 
-/** The plan as the agent wrote it (read defensively: `op.plan` is stored untyped). */
-function planLines(plan: unknown): string[] {
-  if (typeof plan !== 'object' || plan === null) return [];
-  const p = plan as { summary?: unknown; steps?: unknown };
-  const lines = typeof p.summary === 'string' ? [`**Plan:** ${p.summary}`] : [];
-  if (Array.isArray(p.steps))
-    p.steps.forEach((st: unknown, i) => {
-      const title = (st as { title?: unknown })?.title;
-      if (typeof title === 'string') lines.push(`${i + 1}. ${title}`);
-    });
-  return lines;
+/** The plan's summary and its steps, numbered. */
+function planLines(plan: Plan | undefined): string[] {
+  if (!plan) return [];
+  return [`**Plan:** ${plan.summary}`, ...plan.steps.map((st, i) => `${i + 1}. ${st.title}`)];
 }
 
 /**

@@ -1,5 +1,4 @@
-import { type Budget, type Operation, PullwrightError } from '@pullwright/core';
-import type { Action } from '@pullwright/policy';
+import { type Action, type Budget, type Operation, PullwrightError } from '@pullwright/core';
 import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
 import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL } from './demo-mode.ts';

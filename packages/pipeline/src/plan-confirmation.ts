@@ -1,5 +1,4 @@
-import type { Plan } from '@pullwright/agent';
-import type { Operation, Outcome, PlanConfirmation } from '@pullwright/core';
+import type { Operation, Outcome, Plan, PlanConfirmation } from '@pullwright/core';
 import type { OperationStore } from '@pullwright/queue';
 import { waitForPerson } from './wait-for-person.ts';
 

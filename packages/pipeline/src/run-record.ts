@@ -3,11 +3,10 @@ import {
   firstFailingTrace,
   type McpCallRecord,
   type ModelCallRecord,
-  type Plan,
   type RepositoryInstructions,
-  type Review,
   testCounts,
 } from '@pullwright/agent';
+import type { Plan, Review } from '@pullwright/core';
 import type { ArtifactStore } from '@pullwright/queue';
 import type { Redactor } from '@pullwright/security';
 

@@ -1,8 +1,8 @@
+import type { Action } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { assertAuthorized, authorize, ForbiddenError } from './authorize.ts';
 import { IdentityDirectory } from './identity-directory.ts';
 import { mergePolicies } from './merge-policies.ts';
-import type { Action } from './policy-schema.ts';
 
 const directory = IdentityDirectory.fromConfig(
   JSON.stringify([

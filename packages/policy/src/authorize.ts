@@ -1,8 +1,7 @@
-import { PullwrightError } from '@pullwright/core';
+import { type Action, PullwrightError, type Role } from '@pullwright/core';
 import type { Identity } from './identity-directory.ts';
 import { DEFAULT_PERMISSIONS } from './merge-policies.ts';
-import type { Action } from './policy-schema.ts';
-import { type Role, roleAtLeast } from './roles.ts';
+import { roleAtLeast } from './roles.ts';
 
 export interface AuthorizeContext {
   /** Minimum role per action from the effective policy; the defaults otherwise. */

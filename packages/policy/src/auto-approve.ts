@@ -1,7 +1,6 @@
-import type { Operation, RiskAssessment } from '@pullwright/core';
+import type { Operation, Policy, RiskAssessment } from '@pullwright/core';
 import { analyzeDiff, assessRisk, type DiffAnalysis } from './assess-risk.ts';
 import { matchPathRules } from './path-rules.ts';
-import type { Policy } from './policy-schema.ts';
 
 export type AutoApproval =
   | { approve: true; rule: string; risk: RiskAssessment }

@@ -1,7 +1,6 @@
-import type { ApprovalRecord, RiskAssessment } from '@pullwright/core';
+import { type ApprovalRecord, type Policy, type RiskAssessment, Role } from '@pullwright/core';
 import { matchPathRules } from './path-rules.ts';
-import type { Policy } from './policy-schema.ts';
-import { Role, roleAtLeast } from './roles.ts';
+import { roleAtLeast } from './roles.ts';
 
 export interface ApprovalInput {
   policy: Policy;

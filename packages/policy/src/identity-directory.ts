@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { Role } from '@pullwright/core';
 import { z } from 'zod';
 import { PolicyFileError } from './policy-file-error.ts';
-import { Role } from './roles.ts';
 
 const Handle = z.string().min(1).max(200);
 

@@ -1,17 +1,15 @@
-import type { FieldIssue } from '@pullwright/core';
-import { PolicyFileError } from './policy-file-error.ts';
 import {
   ACTIONS,
   type Action,
   DEFAULT_TRIGGERS,
-  type DeploySettings,
-  type PathRule,
+  type FieldIssue,
   type Policy,
-  type RepoPolicyFile,
   type ResolvedPathRule,
-  type ServicePolicyFile,
-} from './policy-schema.ts';
-import { higherRole, type Role } from './roles.ts';
+  type Role,
+} from '@pullwright/core';
+import { PolicyFileError } from './policy-file-error.ts';
+import type { DeploySettings, PathRule, RepoPolicyFile, ServicePolicyFile } from './policy-schema.ts';
+import { higherRole } from './roles.ts';
 
 /** Without any policy file: anyone may do anything their role allows, one approval merges (today's flow). */
 export const DEFAULT_PERMISSIONS: Readonly<Record<Action, Role>> = {

@@ -1,6 +1,6 @@
+import type { ResolvedPathRule } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { matchPathRules } from './path-rules.ts';
-import type { ResolvedPathRule } from './policy-schema.ts';
 
 const rule = (...paths: string[]): ResolvedPathRule => ({
   name: paths[0]!,

@@ -1,5 +1,5 @@
+import type { ResolvedPathRule } from '@pullwright/core';
 import picomatch from 'picomatch';
-import type { ResolvedPathRule } from './policy-schema.ts';
 
 export interface PathRuleMatch {
   rule: ResolvedPathRule;

@@ -1,12 +1,4 @@
-import { z } from 'zod';
-
-/**
- * The seed's agent positions as a ladder: each role may do everything the roles below it
- * may (propose → commit to feature branches → merge → deploy → administer).
- */
-export const ROLES = ['proposer', 'committer', 'merger', 'deployer', 'admin'] as const;
-export const Role = z.enum(ROLES);
-export type Role = z.infer<typeof Role>;
+import { ROLES, type Role } from '@pullwright/core';
 
 export function roleRank(role: Role): number {
   return ROLES.indexOf(role);

@@ -1,4 +1,5 @@
 import { eventType, type OperationEvent, type OperationEventDataOf, type OperationEventType } from '@pullwright/core';
+import { checkedEvent } from './checked-event.ts';
 import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
@@ -23,10 +24,10 @@ export class OperationEvents {
     private readonly scrub: <T>(value: T) => T = (v) => v,
   ) {}
 
-  /** Writes one event; its type and data are checked against the vocabulary (core `OperationEventData`). */
+  /** Writes one event; its type and data are checked against the vocabulary (core `OperationEventData`): by the compiler, and under test at run time (`checkedEvent`). */
   async append<T extends OperationEventType>(opId: string, type: T, data: OperationEventDataOf<T>): Promise<string> {
     const ts = new Date().toISOString();
-    const clean = this.scrub(data);
+    const clean = this.scrub(checkedEvent(type, data));
     const id = await this.redis.xadd(
       this.keys.events(opId),
       '*',

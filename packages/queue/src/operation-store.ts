@@ -11,6 +11,7 @@ import {
   NotFoundError,
   Operation,
   type OperationContext,
+  type OperationEventDataOf,
   type OperationEventInput,
   type OperationPriority,
   type OperationStatus,
@@ -24,17 +25,21 @@ import {
   transition,
 } from '@pullwright/core';
 import type { Result } from 'ioredis';
+import { checkedEvent } from './checked-event.ts';
 import { createOnce } from './create-once.ts';
 import { feedEntryArgs } from './operation-feed.ts';
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 /** A status event's outcome, with its sentence when the status needs one (failed, cancelled, rejected). */
-function outcomeEventData(outcome: Outcome): Record<string, unknown> {
+function outcomeEventData(outcome: Outcome): Pick<OperationEventDataOf<'status'>, 'outcome' | 'reason'> {
   const status = outcomeStatus(outcome);
   const needsSentence = status === 'failed' || status === 'cancelled' || status === 'rejected';
   return { outcome, ...(needsSentence ? { reason: describeOutcome(outcome) } : {}) };
 }
+
+/** What a `status` event carries beside the status and the outcome. */
+type StatusFacts = Omit<OperationEventDataOf<'status'>, 'to' | 'outcome'>;
 
 const updateLua = new URL('./update-operation-4.lua', import.meta.url);
 
@@ -134,7 +139,11 @@ export class OperationStore {
         'type',
         'created',
         'data',
-        JSON.stringify(this.scrub({ status: 'queued', type: op.type, repo: op.repo, requester: op.requester })),
+        JSON.stringify(
+          this.scrub(
+            checkedEvent('created', { status: 'queued', type: op.type, repo: op.repo, requester: op.requester }),
+          ),
+        ),
       )
       .exec();
     if (created?.[0]?.[1] === 'OK') await this.#appendFeed(op.id, ts, 'created', 'queued');
@@ -218,7 +227,7 @@ export class OperationStore {
         String(current.version),
         JSON.stringify(next),
         event.type,
-        JSON.stringify(this.scrub(event.data ?? {})),
+        JSON.stringify(this.scrub(checkedEvent(event.type, event.data ?? {}))),
         next.updatedAt,
         FINAL_STATUSES.has(next.status) ? '1' : '0',
         String(this.retentionS),
@@ -262,7 +271,7 @@ export class OperationStore {
     id: string,
     to: Exclude<OperationStatus, EndStatus>,
     patch: Omit<TransitionPatch, 'outcome'> = {},
-    data: Record<string, unknown> = {},
+    data: StatusFacts = {},
   ): Promise<Operation> {
     return this.update(id, (op) => transition(op, to, patch), { type: 'status', data: { to, ...data } });
   }
@@ -275,7 +284,7 @@ export class OperationStore {
     id: string,
     outcome: Outcome,
     patch: Omit<TransitionPatch, 'outcome'> = {},
-    data: Record<string, unknown> = {},
+    data: StatusFacts = {},
   ): Promise<Operation> {
     const to = outcomeStatus(outcome);
     return this.update(id, (op) => transition(op, to, { ...patch, outcome }), {

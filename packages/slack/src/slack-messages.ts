@@ -4,11 +4,12 @@ import {
   FINAL_STATUSES,
   type Operation,
   type OperationEvent,
+  type OperationEventDataOut,
   type OperationStatus,
-  Outcome,
   type OutcomeCode,
   originLabel,
-  unknownEventType,
+  type Plan,
+  readEvent,
 } from '@pullwright/core';
 import type { KnownBlock } from '@slack/types';
 import { actionButton, confirmDialog, section } from './block-kit.ts';
@@ -57,13 +58,6 @@ export interface SlackNote extends SlackMessage {
   plan?: boolean;
 }
 
-/** The parts of a plan the thread shows (the agent's `Plan`, read defensively from an event or the operation). */
-interface ShownPlan {
-  summary: string;
-  steps: Array<{ title: string; files: string[] }>;
-  risks: string[];
-}
-
 /** What the channel message shows besides the operation itself. */
 export interface ProgressView {
   step: string | undefined;
@@ -72,8 +66,8 @@ export interface ProgressView {
 }
 
 /** `a.ts`, `b.ts` from an event's file list. */
-function fileList(files: unknown): string {
-  return Array.isArray(files) ? files.map((f) => `\`${escapeSlackText(String(f))}\``).join(', ') : '';
+function fileList(files: readonly string[] | undefined): string {
+  return (files ?? []).map((f) => `\`${escapeSlackText(f)}\``).join(', ');
 }
 
 export function formatDuration(ms: number): string {
@@ -103,13 +97,8 @@ const CONFIRM_PLAN_CANCEL = confirmDialog(
   'Cancel it',
 );
 
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
 /** `<url|label>` for an http(s) URL that cannot break out of Slack's link syntax; the label alone otherwise. */
-function slackLink(url: unknown, label: string): string {
-  const u = str(url);
+function slackLink(u: string | undefined, label: string): string {
   return u && /^https?:\/\/[^\s|<>]+$/i.test(u) ? `<${u}|${escapeSlackText(label)}>` : escapeSlackText(label);
 }
 
@@ -258,7 +247,7 @@ export class SlackMessages {
   }
 
   /** The plan waiting for confirmation, with a box for a note and Start / Modify / Cancel. */
-  planConfirmation(op: Pick<Operation, 'id'>, plan: unknown): SlackNote {
+  planConfirmation(op: Pick<Operation, 'id'>, plan: Plan | undefined): SlackNote {
     const button = (action_id: string, text: string, style?: 'primary' | 'danger') =>
       actionButton(action_id, text, op.id, style);
     return {
@@ -304,8 +293,7 @@ export class SlackMessages {
     };
   }
 
-  #planBlocks(opId: string, raw: unknown): KnownBlock[] {
-    const plan = shownPlan(raw);
+  #planBlocks(opId: string, plan: Plan | undefined): KnownBlock[] {
     if (!plan) return [section(':memo: *Plan*')];
     const steps = plan.steps.map((st, i) => {
       const files = st.files.length > 0 ? ` (${fileList(st.files)})` : '';
@@ -328,104 +316,124 @@ export class SlackMessages {
 
   /** One-line step label for the channel message, from any event. */
   step(e: OperationEvent): string | undefined {
-    const d = e.data;
-    switch (e.type) {
+    const k = readEvent(e);
+    switch (k?.type) {
       case 'status':
-        return str(d.to)?.replace('_', ' ');
+        return k.data.to.replace('_', ' ');
       case 'step':
-        return `${str(d.step) ?? 'step'}${str(d.state) ? ` ${d.state}` : ''}`;
+        return `${k.data.step}${k.data.state ? ` ${k.data.state}` : ''}`;
       case 'model':
-        return `model turn ${String(d.turn ?? '')}`.trim();
+        return `model turn ${k.data.turn}`;
       case 'tool':
-        return `tool ${str(d.name) ?? ''}`.trim();
+        return `tool ${k.data.name}`;
       case 'check':
-        return `check ${str(d.name) ?? ''} ${d.passed ? 'passed' : 'failed'}`;
+        return `check ${k.data.name} ${k.data.passed ? 'passed' : 'failed'}`;
       case 'plan_confirmation':
-        return d.state === 'pending' ? 'waiting for Start on the plan' : `plan ${str(d.state) ?? 'decided'}`;
+        return k.data.state === 'pending' ? 'waiting for Start on the plan' : `plan ${k.data.state}`;
       case 'budget_pause':
-        return d.state === 'pending' ? 'paused at the budget: extend or stop' : `budget ${str(d.state) ?? 'decided'}`;
+        return k.data.state === 'pending' ? 'paused at the budget: extend or stop' : `budget ${k.data.state}`;
       // The rest keep the step line as it is; `note` below names every type.
       default:
         return undefined;
     }
   }
 
-  /** The thread detail for an event, if it deserves one (model turns and tool calls only move the step). */
+  /**
+   * The thread detail for an event, if it deserves one (model turns and tool calls only move
+   * the step). Read from the typed event: a type this build does not know, or data that does
+   * not fit its schema (an older record), gets no note.
+   */
   note(e: OperationEvent, op: Operation): SlackNote | undefined {
-    const d = e.data;
+    const k = readEvent(e);
+    if (!k) return undefined;
     const plain = (text: string, milestone = false): SlackNote => ({
       text: text.replace(/[*`]/g, ''),
       blocks: [section(text)],
       milestone,
       approval: false,
     });
-    switch (e.type) {
-      case 'step':
+    switch (k.type) {
+      case 'step': {
+        const d = k.data;
         if (d.step === 'prepare') {
-          return plain(`:seedling: Working copy ready on branch \`${escapeSlackText(str(d.branch) ?? '?')}\`.`);
+          return plain(`:seedling: Working copy ready on branch \`${escapeSlackText(d.branch ?? '?')}\`.`);
+        }
+        if (d.step === 'agent' && d.state === 'finished') {
+          const repairs = d.repairs ? ` after ${d.repairs} repair round${d.repairs === 1 ? '' : 's'}` : '';
+          return plain(`:robot_face: The model finished${repairs}: ${escapeSlackText(d.outcome ?? 'done')}.`);
         }
         if (d.step === 'agent' && d.state === 'started') {
           const checks = Array.isArray(d.checks) && d.checks.length > 0 ? ` Checks: ${d.checks.join(', ')}.` : '';
           return plain(`:robot_face: The model is working.${escapeSlackText(checks)}`);
         }
-        if (d.step === 'agent' && d.state === 'finished') {
-          const repairs =
-            typeof d.repairs === 'number' && d.repairs > 0
-              ? ` after ${d.repairs} repair round${d.repairs === 1 ? '' : 's'}`
-              : '';
-          return plain(`:robot_face: The model finished${repairs}: ${escapeSlackText(str(d.outcome) ?? 'done')}.`);
-        }
-        if (d.step === 'verify' && d.state === 'started') {
-          return plain(`:test_tube: Running the repository's checks on ${fileList(d.files) || 'the change'}.`);
-        }
         if (d.step === 'push') {
           return plain(
-            `:arrow_up: Pushed \`${escapeSlackText(str(d.branch) ?? '?')}\` at \`${(str(d.headSha) ?? '').slice(0, 12)}\`.`,
+            `:arrow_up: Pushed \`${escapeSlackText(d.branch ?? '?')}\` at \`${(d.headSha ?? '').slice(0, 12)}\`.`,
           );
         }
         return undefined;
-      case 'phase':
+      }
+      case 'phase': {
+        const d = k.data;
         if (d.phase === 'plan' && d.plan)
-          return plain(`:memo: Plan ready.${typeof d.note === 'string' ? ` Note: ${escapeSlackText(d.note)}.` : ''}`);
+          return plain(`:memo: Plan ready.${d.note ? ` Note: ${escapeSlackText(d.note)}.` : ''}`);
         if (d.phase === 'verify')
           return plain(`:test_tube: Running the repository's checks on ${fileList(d.files) || 'the change'}.`);
-        if (d.phase === 'repair') return plain(`:wrench: Repair round ${String(d.round ?? '?')}.`);
+        if (d.phase === 'repair') return plain(`:wrench: Repair round ${d.round ?? '?'}.`);
         if (d.phase === 'review') return plain(':mag: Reviewing the change.');
         return undefined;
+      }
       case 'check': {
-        const took = typeof d.durationMs === 'number' ? ` in ${formatDuration(d.durationMs)}` : '';
-        const name = escapeSlackText(str(d.name) ?? 'check');
+        const d = k.data;
+        const took = ` in ${formatDuration(d.durationMs)}`;
+        const name = escapeSlackText(d.name);
         return d.passed
           ? plain(`:white_check_mark: \`${name}\` passed${took}.`)
-          : plain(`:x: \`${name}\` failed (exit ${String(d.exitCode ?? '?')})${took}.`);
+          : plain(`:x: \`${name}\` failed (exit ${d.exitCode ?? '?'})${took}.`);
       }
       case 'message':
-        return plain(`:incoming_envelope: The model read the message from <@${escapeSlackText(str(d.from) ?? '?')}>.`);
+        return plain(`:incoming_envelope: The model read the message from <@${escapeSlackText(k.data.from)}>.`);
       case 'plan_confirmation':
-        return d.state === 'pending' ? this.planConfirmation(op, d.plan) : undefined;
+        return k.data.state === 'pending' ? this.planConfirmation(op, k.data.plan) : undefined;
       case 'budget_estimate':
-        return plain(budgetEstimateText(d));
+        return plain(budgetEstimateText(k.data));
       case 'budget_pause':
-        return d.state === 'pending'
+        return k.data.state === 'pending'
           ? {
               text: `${op.id} paused at its budget's threshold: extend it or stop.`,
-              blocks: budgetPauseBlocks(op, d),
+              blocks: budgetPauseBlocks(op, k.data),
               milestone: true,
               approval: false,
             }
-          : plain(budgetDecidedText(d, this.#who(d.by)), true);
+          : plain(budgetDecidedText(k.data, this.#who(k.data.by)), true);
+      case 'commit_signature':
+        return k.data.state === 'unsigned' && k.data.reason
+          ? plain(`:warning: The commits were pushed unsigned: ${escapeSlackText(k.data.reason)}.`)
+          : undefined;
       case 'cancel_requested':
-        return plain(`:hand: Cancel requested by ${this.#who(d.by)}; stopping after the current step.`);
+        return plain(`:hand: Cancel requested by ${this.#who(k.data.by)}; stopping after the current step.`);
       case 'revision':
-        return d.state === 'requested'
-          ? plain(`:pencil2: Revising: ${String(d.requests ?? 'the')} change request(s) to address.`)
+        return k.data.state === 'requested'
+          ? plain(`:pencil2: Revising: ${k.data.requests ?? 'the'} change request(s) to address.`)
           : undefined;
       case 'deploy': {
-        const m = deployNote(str(d.step) ?? '', d);
+        const m = deployNote(k.data);
         return m ? { ...m, milestone: true, approval: false } : undefined;
       }
       case 'status':
-        return this.#statusNote(str(d.to), d, op);
+        return this.#statusNote(k.data, op);
+      case 'sandbox':
+        return k.data.sandboxed
+          ? undefined
+          : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
+      case 'mcp':
+        return k.data.state === 'failed'
+          ? plain(
+              `:electric_plug: MCP server \`${escapeSlackText(k.data.server)}\` did not start: ${escapeSlackText(k.data.reason ?? '')}`,
+            )
+          : undefined;
+      case 'ci_failure':
+        return this.#ciNote(k.data, plain);
       // No thread note: the channel message's step line and the dashboard show these.
       case 'created':
       case 'model':
@@ -451,96 +459,75 @@ export class SlackMessages {
       case 'egress_refused':
       case 'plan_step':
       case 'fix_report':
-        return undefined;
-      case 'commit_signature':
-        return d.state === 'unsigned' && d.reason
-          ? plain(`:warning: The commits were pushed unsigned: ${escapeSlackText(str(d.reason) ?? '')}.`)
-          : undefined;
-      case 'sandbox':
-        return d.sandboxed ? undefined : plain(':warning: The checks run WITHOUT a sandbox (`SANDBOX=none`).', true);
       case 'instructions':
         return undefined;
-      case 'mcp':
-        return d.state === 'failed'
-          ? plain(
-              `:electric_plug: MCP server \`${escapeSlackText(str(d.server) ?? '?')}\` did not start: ${escapeSlackText(str(d.reason) ?? '')}`,
-            )
-          : undefined;
-      case 'ci_failure':
-        return this.#ciNote(d, plain);
       default:
-        unknownEventType(e.type);
-        return undefined;
+        return unreachable(k);
     }
   }
 
   /** Red CI on the PR head: what Pullwright does about it, with the CI run's link. */
-  #ciNote(d: Record<string, unknown>, plain: (text: string, milestone?: boolean) => SlackNote): SlackNote | undefined {
-    const names = (v: unknown) =>
-      Array.isArray(v) ? v.map((c) => `\`${escapeSlackText(String(c))}\``).join(', ') : '';
-    const head = `\`${(str(d.headSha) ?? '').slice(0, 7)}\``;
-    const run = str(d.runUrl) ? ` (${slackLink(d.runUrl, 'CI run')})` : '';
+  #ciNote(
+    d: OperationEventDataOut<'ci_failure'>,
+    plain: (text: string, milestone?: boolean) => SlackNote,
+  ): SlackNote | undefined {
+    const names = (v: readonly string[] | undefined) => (v ?? []).map((c) => `\`${escapeSlackText(c)}\``).join(', ');
+    const head = `\`${d.headSha.slice(0, 7)}\``;
+    const run = d.runUrl ? ` (${slackLink(d.runUrl, 'CI run')})` : '';
     switch (d.state) {
       case 'revision_queued':
         return plain(
-          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${String(d.attempt)} of ${String(d.of)}.${Array.isArray(d.missingPermissions) ? ` Without ${names(d.missingPermissions)} on the GitHub App's installation, the CI job logs were not read.` : ''}`,
+          `:rotating_light: CI is red on ${head}${run}: ${names(d.checks)}. Revising, attempt ${d.attempt ?? '?'} of ${d.of ?? '?'}.${d.missingPermissions ? ` Without ${names(d.missingPermissions)} on the GitHub App's installation, the CI job logs were not read.` : ''}`,
         );
       case 'needs_human':
         return plain(
-          `:sos: CI is still red on ${head}${run} after ${String(d.attempts)} automatic revision(s): ${names(d.checks)}. This needs a person.`,
+          `:sos: CI is still red on ${head}${run} after ${d.attempts ?? 0} automatic revision(s): ${names(d.checks)}. This needs a person.`,
           true,
         );
       case 'pre_existing':
         return plain(
           `:large_yellow_circle: CI is red on ${head}${run}, but ${names(d.preExisting)} fail on the base too: no revision.`,
         );
-      default:
+      case 'unreadable':
         return undefined;
     }
   }
 
-  #who(by: unknown): string {
-    const s = str(by);
+  #who(s: string | undefined): string {
     if (!s) return 'someone';
     return /^[UW][A-Z0-9]{2,}$/.test(s) ? `<@${s}>` : escapeSlackText(s);
   }
 
-  #statusNote(to: string | undefined, d: Record<string, unknown>, op: Operation): SlackNote | undefined {
+  #statusNote(d: OperationEventDataOut<'status'>, op: Operation): SlackNote | undefined {
     // An end carries its outcome: the sentence is derived from it, the emoji picked by its code.
-    const ended = Outcome.safeParse(d.outcome);
-    const reason = ended.success ? describeOutcome(ended.data) : str(d.reason);
-    const emoji = ended.success ? OUTCOME_EMOJI[ended.data.code] : undefined;
+    const reason = d.outcome ? describeOutcome(d.outcome) : d.reason;
+    const emoji = d.outcome ? OUTCOME_EMOJI[d.outcome.code] : undefined;
     const plain = (text: string, milestone: boolean): SlackNote => ({
       text: text.replace(/[*`]/g, '').slice(0, 300),
       blocks: [section(text)],
       milestone,
       approval: false,
     });
-    switch (to) {
+    switch (d.to) {
       case 'awaiting_approval': {
-        if (str(d.revisionFailed))
+        if (d.revisionFailed)
           return plain(
-            `:warning: The revision could not be completed; the branch is unchanged:\n${this.#codeBlock(str(d.revisionFailed)!, op.id)}`,
+            `:warning: The revision could not be completed; the branch is unchanged:\n${this.#codeBlock(d.revisionFailed, op.id)}`,
             true,
           );
-        if (str(d.revision) && op.pullRequest) return this.revised(op);
-        const url = str(d.url);
-        const sha = str(d.headSha);
-        if (!url || !sha || typeof d.pullRequest !== 'number') return undefined;
-        return this.approval(op, { number: d.pullRequest, url, headSha: sha });
+        if (d.revision && op.pullRequest) return this.revised(op);
+        if (!d.url || !d.headSha || d.pullRequest === undefined) return undefined;
+        return this.approval(op, { number: d.pullRequest, url: d.url, headSha: d.headSha });
       }
       case 'approved':
-        return plain(
-          `:+1: Approved by ${this.#who(d.by)} at \`${(str(d.headSha) ?? '').slice(0, 12)}\`; merging.`,
-          false,
-        );
+        return plain(`:+1: Approved by ${this.#who(d.by)} at \`${(d.headSha ?? '').slice(0, 12)}\`; merging.`, false);
       case 'rejected':
         return plain(
           `${emoji ?? ':no_entry_sign:'} ${this.truncate(reason ?? 'Rejected.', OUTPUT_LIMIT, op.id)}`,
           true,
         );
       case 'merged': {
-        const text = `:tada: Merged${str(d.mergeSha) ? ` as \`${str(d.mergeSha)!.slice(0, 12)}\`` : ''}.`;
+        const text = `:tada: Merged${d.mergeSha ? ` as \`${d.mergeSha.slice(0, 12)}\`` : ''}.`;
         // The Deploy button: whoever presses it needs the deploy role (checked on click).
         return {
           ...plain(text, true),
@@ -608,18 +595,8 @@ export function slackMarkdown(markdown: string): string {
     .trim();
 }
 
-function shownPlan(raw: unknown): ShownPlan | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const p = raw as Record<string, unknown>;
-  const summary = str(p.summary);
-  if (!summary || !Array.isArray(p.steps)) return undefined;
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  return {
-    summary,
-    steps: p.steps.map((st: unknown) => {
-      const step = (typeof st === 'object' && st !== null ? st : {}) as Record<string, unknown>;
-      return { title: str(step.title) ?? 'step', files: strings(step.files) };
-    }),
-    risks: strings(p.risks),
-  };
+/** The end of an exhaustive switch: compiles only when every case was handled. */
+function unreachable(value: never): undefined {
+  void value;
+  return undefined;
 }

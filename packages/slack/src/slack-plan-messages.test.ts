@@ -1,4 +1,4 @@
-import { emptyUsage, type Operation } from '@pullwright/core';
+import { emptyUsage, type Operation, Plan } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import {
   PLAN_CANCEL_ACTION,
@@ -11,14 +11,14 @@ import {
 
 const messages = new SlackMessages('https://pw.example.com');
 
-const plan = {
+const plan = Plan.parse({
   summary: 'Rate-limit <!channel> logins & signups',
   steps: [
     { title: 'Add a limiter', files: ['src/limit.ts'], acceptance: 'x' },
     { title: 'Wire it in', files: [], acceptance: 'y' },
   ],
   risks: ['Shared IPs hit the limit sooner'],
-};
+});
 
 function op(overrides: Partial<Operation> = {}): Operation {
   return {
@@ -63,7 +63,12 @@ describe('plan confirmation messages', () => {
   });
 
   it('cuts a huge plan to Slack limits with a dashboard link', () => {
-    const steps = Array.from({ length: 400 }, (_, i) => ({ title: `step ${i} ${'x'.repeat(40)}`, files: [] }));
+    const steps = Array.from({ length: 400 }, (_, i) => ({
+      title: `step ${i} ${'x'.repeat(40)}`,
+      files: [],
+      acceptance: 'done',
+      tests: [],
+    }));
     const note = messages.planConfirmation(op(), { summary: 's', steps, risks: [] });
     for (const b of note.blocks ?? []) {
       const text = (b as { text?: { text: string } }).text?.text ?? '';
@@ -85,7 +90,7 @@ describe('plan confirmation messages', () => {
   });
 
   it('an unreadable plan still gives a message with buttons', () => {
-    expect(JSON.stringify(messages.planConfirmation(op(), 'nonsense').blocks)).toContain(PLAN_START_ACTION);
+    expect(JSON.stringify(messages.planConfirmation(op(), undefined).blocks)).toContain(PLAN_START_ACTION);
   });
 
   it('once decided: the same plan, who decided what, no buttons', () => {

@@ -1,4 +1,4 @@
-import { interdiffPath, type Operation } from '@pullwright/core';
+import { interdiffPath, type Operation, type OperationEventDataOut } from '@pullwright/core';
 import type { KnownBlock, View } from '@slack/types';
 import { actionButton, confirmDialog, section } from './block-kit.ts';
 import { escapeSlackText } from './escape-slack-text.ts';
@@ -81,22 +81,21 @@ export function revisedBlocks(op: Operation, dashboardUrl: string): { text: stri
 }
 
 /** One deploy step in the thread (the `deploy` events); the merged message carries the button. */
-export function deployNote(step: string, d: Record<string, unknown>): SlackMessage | undefined {
-  const target = typeof d.target === 'string' ? ` to \`${escapeSlackText(d.target)}\`` : '';
-  const error = typeof d.reason === 'string' ? `: ${escapeSlackText(d.reason.slice(0, 500))}` : '';
-  const state = typeof d.state === 'string' ? escapeSlackText(d.state) : '';
-  const by = typeof d.by === 'string' ? ` by ${escapeSlackText(d.by)}` : '';
-  const text: Record<string, string> = {
-    started: `:rocket: Deploying${target}${by}.`,
+export function deployNote(d: OperationEventDataOut<'deploy'>): SlackMessage | undefined {
+  const target = d.target ? ` to \`${escapeSlackText(d.target)}\`` : '';
+  const error = d.reason ? `: ${escapeSlackText(d.reason.slice(0, 500))}` : '';
+  const text: { [S in OperationEventDataOut<'deploy'>['step']]: string | undefined } = {
+    started: `:rocket: Deploying${target}${d.by ? ` by ${escapeSlackText(d.by)}` : ''}.`,
     triggered: ':satellite: The deploy target took the deploy.',
-    ...(state ? { status: `:hourglass_flowing_sand: Deploy status: ${state}.` } : {}),
+    status: d.state ? `:hourglass_flowing_sand: Deploy status: ${escapeSlackText(d.state)}.` : undefined,
     succeeded: `:white_check_mark: Deployed${target}.`,
     rollback_started: ':leftwards_arrow_with_hook: Rolling back.',
     failed: `:boom: Deploy failed${error}.`,
     rolled_back: `:leftwards_arrow_with_hook: Deploy rolled back${error}.`,
     rollback_failed: `:rotating_light: Deploy failed and the rollback failed too${error}.`,
+    finished: undefined,
   };
-  const line = text[step];
+  const line = text[d.step];
   return line ? { text: line.replace(/[*`_]|:[a-z_]+: /g, ''), blocks: [section(line)] } : undefined;
 }
 

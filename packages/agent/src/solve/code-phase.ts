@@ -1,5 +1,5 @@
+import type { Plan, PlanStep } from '@pullwright/core';
 import { instructionsSection } from '../instructions/repository-instructions.ts';
-import type { Plan, PlanStep } from '../role-outputs.ts';
 import { fixPhase } from './fix-phase.ts';
 import type { PlanStepEvent } from './solve-input.ts';
 import {

@@ -1,6 +1,6 @@
+import type { FixReport } from '@pullwright/core';
 import type { AgentLoopResult } from '../agent-loop.ts';
 import type { Parsed } from '../extract-model-json.ts';
-import type { FixReport } from '../role-outputs.ts';
 import type { AgentTool } from '../tools/define-tool.ts';
 
 /** What the coder's conversation came to. */

@@ -1,5 +1,5 @@
+import { Review } from '@pullwright/core';
 import { instructionsSection } from '../instructions/repository-instructions.ts';
-import { Review } from '../role-outputs.ts';
 import { reviewerPrompt } from '../role-prompts.ts';
 import { askForJson } from './converse.ts';
 import { enterPhase, finalRounds, interrupted, planText, resultOf, type Solve } from './solve-state.ts';

@@ -1,8 +1,8 @@
+import type { FixReport, Plan } from '@pullwright/core';
 import type { AgentLoopOptions } from '../agent-loop.ts';
 import type { BudgetTracker } from '../budget-tracker.ts';
 import type { RepositoryInstructions } from '../instructions/repository-instructions.ts';
 import type { ModelProvider } from '../model-provider.ts';
-import type { FixReport, Plan } from '../role-outputs.ts';
 import type { AgentTaskType } from '../role-prompts.ts';
 import type { ConversationCheckpoint } from '../solve-journal.ts';
 import type { AgentTool, ToolContext } from '../tools/define-tool.ts';

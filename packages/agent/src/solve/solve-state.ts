@@ -1,6 +1,6 @@
+import type { Plan, Review } from '@pullwright/core';
 import type { AgentLoopResult } from '../agent-loop.ts';
 import { trimFailure } from '../check-failures.ts';
-import type { Plan, Review } from '../role-outputs.ts';
 import { SolveJournal } from '../solve-journal.ts';
 import type { CheckRun } from '../tools/define-tool.ts';
 import { blockingFailures } from './blocking-failures.ts';

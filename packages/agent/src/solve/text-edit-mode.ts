@@ -1,9 +1,8 @@
 import path from 'node:path';
-import { isPullwrightError } from '@pullwright/core';
+import { FixReport, isPullwrightError } from '@pullwright/core';
 import type { AgentLoopResult } from '../agent-loop.ts';
 import { extractModelJson } from '../extract-model-json.ts';
 import { currentFiles } from '../prompt-files.ts';
-import { FixReport } from '../role-outputs.ts';
 import { textEditPrompt } from '../role-prompts.ts';
 import { applyFileBlocks } from '../text-edit/apply-file-blocks.ts';
 import { parseFileBlocks } from '../text-edit/parse-file-blocks.ts';

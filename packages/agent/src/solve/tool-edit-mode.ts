@@ -1,5 +1,5 @@
+import { FixReport } from '@pullwright/core';
 import { extractModelJson } from '../extract-model-json.ts';
-import { FixReport } from '../role-outputs.ts';
 import { coderPrompt, fixerPrompt } from '../role-prompts.ts';
 import { ALL_TOOLS, READ_ONLY_TOOLS } from '../tools/index.ts';
 import { type Converse, notValid } from './converse.ts';

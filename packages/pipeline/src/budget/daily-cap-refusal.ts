@@ -1,5 +1,4 @@
-import type { Outcome } from '@pullwright/core';
-import type { Policy } from '@pullwright/policy';
+import type { Outcome, Policy } from '@pullwright/core';
 import type { DaySpend } from '@pullwright/queue';
 
 /**

@@ -1,5 +1,4 @@
-import type { BudgetContract, Operation } from '@pullwright/core';
-import type { Policy } from '@pullwright/policy';
+import type { BudgetContract, Operation, Policy } from '@pullwright/core';
 import type { OperationStore } from '@pullwright/queue';
 
 /** The history an estimate is the median of: the repository's last finished operations of the type. */

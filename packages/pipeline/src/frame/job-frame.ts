@@ -7,6 +7,7 @@ import {
   mapOutcomeText,
   type Operation,
   outcomeOfError,
+  type StepFacts,
   withoutHostPaths,
 } from '@pullwright/core';
 import { syncIssueTracking } from '../issue-tracking.ts';
@@ -37,7 +38,8 @@ export interface FrameContext {
 export interface Step<C extends FrameContext> {
   readonly name: string;
   readonly checkpoint?: Checkpoint;
-  run(ctx: C): Promise<Record<string, unknown> | undefined>;
+  /** What the step reports on its `step` event (core `StepFacts`). */
+  run(ctx: C): Promise<StepFacts | undefined>;
 }
 
 export interface JobDefinition<C extends FrameContext> {

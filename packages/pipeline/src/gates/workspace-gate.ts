@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { buildRepoMap, type CheckRunner, type ToolContext, ToolInputError } from '@pullwright/agent';
-import type { Policy } from '@pullwright/policy';
+import type { Policy } from '@pullwright/core';
 import type { CommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_PROTECTED, PathGuard, type SecretScanner } from '@pullwright/security';
 import { LintGate } from '../lint-gate.ts';

@@ -23,6 +23,7 @@ import {
   replyText,
   revisionTask,
 } from '../revision-replies.ts';
+import { agentStepEvent } from '../steps/agent-step-event.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';

@@ -1,5 +1,5 @@
-import { blockingFailures, firstFailingTrace, Review } from '@pullwright/agent';
-import { FINAL_STATUSES, type Logger, type Operation } from '@pullwright/core';
+import { blockingFailures, firstFailingTrace } from '@pullwright/agent';
+import { FINAL_STATUSES, type Logger, type Operation, Review } from '@pullwright/core';
 import { KEPT_DIFF_ARTIFACT } from '@pullwright/queue';
 import { failureReport, type ReportIssue } from '../failure-report.ts';
 import type { JobDefinition } from '../frame/job-frame.ts';

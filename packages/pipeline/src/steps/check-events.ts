@@ -2,7 +2,7 @@ import type { CheckRun } from '@pullwright/agent';
 import type { OperationEvents } from '@pullwright/queue';
 
 /** Reports one check run on the operation's timeline (`check` event). */
-export function checkEvent(events: OperationEvents, opId: string, extra: Record<string, unknown> = {}) {
+export function checkEvent(events: OperationEvents, opId: string, extra: { step?: string } = {}) {
   return (run: CheckRun) =>
     events
       .append(opId, 'check', {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { branchNameFor } from '@pullwright/core';
-import { type Policy, parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
+import { branchNameFor, type Policy } from '@pullwright/core';
+import { parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
 import { gitClient } from '@pullwright/workspace';
 import { dailyCapRefusal } from '../budget/daily-cap-refusal.ts';
 import { spendEstimate } from '../budget/spend-estimate.ts';

@@ -19,6 +19,7 @@ import {
   needsPlanConfirmation,
   planWithNote,
 } from '../plan-confirmation.ts';
+import { agentStepEvent } from './agent-step-event.ts';
 import { keepWork } from './keep-work.ts';
 import { stopReason } from './stop-reason.ts';
 import { checkFailureText } from './verify-step.ts';
@@ -130,7 +131,7 @@ export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveR
     transcript: operationTranscript(deps, opId),
     shouldStop: () => stopOrPauseAtBudget(ctx),
     readInbox: () => readInbox(ctx),
-    onStep: (step) => events.append(opId, step.kind, { ...step }).then(() => undefined),
+    onStep: agentStepEvent(events, opId),
     onModelCall: (call) => record.modelCall(call),
     onFixReport: (e) => events.append(opId, 'fix_report', redactor.redactValue({ ...e })).then(() => undefined),
     checkpoint: deps.conversations.for(opId, ctx.conversation),
