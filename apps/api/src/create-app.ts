@@ -43,7 +43,7 @@ const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 const READY_TIMEOUT_MS = 1000;
 
 /** The API wires Slack itself, so it takes Slack's runtime plus what its own routes use. */
-export type ApiDeps = SlackRuntime &
+type ApiDeps = SlackRuntime &
   Pick<
     Runtime,
     | 'artifacts'

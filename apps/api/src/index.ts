@@ -1,3 +1,2 @@
-export * from './create-app.ts';
-export * from './slack-services.ts';
-export * from './start-api.ts';
+export { createSlackServices, type SlackServices } from './slack-services.ts';
+export { type RunningApi, startApi } from './start-api.ts';

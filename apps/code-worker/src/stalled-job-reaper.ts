@@ -7,7 +7,7 @@ export const STALLED_OUT = /stalled more than allowable limit/i;
 /** Newest failed jobs looked at per pass; jobs fail rarely, and a pass runs every stalledInterval. */
 const PAGE = 100;
 
-export interface StalledJobReaperOptions {
+interface StalledJobReaperOptions {
   queue: Queue;
   store: OperationStore;
   maxStalledCount: number;

@@ -53,7 +53,7 @@ export interface RunningWorker {
 }
 
 /** What a job runs, by job name, with its validated payload; exhaustive over the job catalog. */
-export type JobHandlers = { [N in JobName]: (payload: JobData<N>, runtime: Runtime) => Promise<unknown> };
+type JobHandlers = { [N in JobName]: (payload: JobData<N>, runtime: Runtime) => Promise<unknown> };
 
 const PIPELINE_HANDLERS: JobHandlers = {
   run: ({ opId }, runtime) => runOperation(opId, runtime),

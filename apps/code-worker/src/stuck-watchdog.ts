@@ -12,7 +12,7 @@ const OWN_EVENTS = new Set(['stuck', 'unstuck']);
 /** Events read back per check; the watchdog's own reports are at most a couple of them. */
 const LOOKBACK = 20;
 
-export interface StuckWatchdogOptions {
+interface StuckWatchdogOptions {
   redis: RedisClient;
   keys: RedisKeys;
   store: OperationStore;

@@ -6,7 +6,7 @@ import type { Runtime } from '@pullwright/pipeline';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { RunningWorker } from './start-worker.ts';
 
-export interface WorkerHealthServer {
+interface WorkerHealthServer {
   server: Server;
   url: string;
   close(): Promise<void>;

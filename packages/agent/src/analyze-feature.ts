@@ -16,7 +16,7 @@ const SYSTEM = [
 const MAX_ANSWERS = 2;
 const MAX_TOKENS = 2000;
 
-export interface FeatureAnalysisInput {
+interface FeatureAnalysisInput {
   repo: string;
   title: string;
   description: string;

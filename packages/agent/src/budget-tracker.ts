@@ -11,7 +11,7 @@ export interface BudgetLimits {
   costUsd: number;
 }
 
-export interface BudgetSpent {
+interface BudgetSpent {
   turns: number;
   tokens: number;
   costUsd: number;
@@ -20,7 +20,7 @@ export interface BudgetSpent {
   unpricedCalls: number;
 }
 
-export interface BudgetTrackerOptions {
+interface BudgetTrackerOptions {
   /** What the operation spent before this job (earlier attempts, the first run of a revision). */
   spent?: Omit<BudgetSpent, 'unpricedCalls'>;
   /** When this job's own time started counting. */

@@ -50,7 +50,7 @@ export function passingTests(output: string): string[] {
 }
 
 /** Strips what changes between identical failures: numbers, durations, paths, hex ids. */
-export function normalizeError(text: string): string {
+function normalizeError(text: string): string {
   return text
     .replace(/\/[\w./-]+/g, '<path>')
     .replace(/0x[0-9a-f]+/gi, '<hex>')

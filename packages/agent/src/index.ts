@@ -1,18 +1,58 @@
-export * from './agent-loop.ts';
-export * from './analyze-feature.ts';
-export * from './budget-tracker.ts';
-export * from './check-failures.ts';
-export * from './extract-model-json.ts';
-export * from './instructions/index.ts';
-export * from './mcp/index.ts';
-export * from './model-provider.ts';
-export * from './providers/index.ts';
-export * from './replay-provider.ts';
-export * from './repo-map.ts';
-export * from './role-outputs.ts';
-export * from './role-prompts.ts';
-export * from './solve-journal.ts';
-export * from './solve-request.ts';
-export * from './text-edit/index.ts';
-export * from './tools/index.ts';
-export * from './transcript-writer.ts';
+export type { AgentStep } from './agent-loop.ts';
+export { type ModelCallRecord, runAgentLoop } from './agent-loop.ts';
+export { analyzeFeature } from './analyze-feature.ts';
+export { type BudgetLimits, BudgetTracker } from './budget-tracker.ts';
+export { failingTests, failureFingerprint, firstFailingTrace, passingTests, testCounts } from './check-failures.ts';
+export { extractModelJson, type Parsed } from './extract-model-json.ts';
+export { instructionsSection, loadRepositoryInstructions, RepositoryInstructions } from './instructions/index.ts';
+export { type McpCallRecord, McpToolbox } from './mcp/index.ts';
+export {
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelUsage,
+  type TextBlock,
+  type ToolUseBlock,
+  zeroUsage,
+} from './model-provider.ts';
+export {
+  BUDGET_ERROR_TYPE,
+  costOf,
+  createModelProvider,
+  DEFAULT_RETRY_POLICY,
+  type ForwardedCall,
+  forwardAnthropicMessages,
+  forwardChatCompletions,
+  type GatewayProtocol,
+  type GatewaySink,
+  gatewayErrorBody,
+  OpenAIProvider,
+  PRICE_TABLE,
+  type PriceTable,
+  priceTableWith,
+  type RequestBody,
+  upstreamAnswer,
+} from './providers/index.ts';
+export { loadReplayTranscript, ReplayProvider, ReplayTranscript } from './replay-provider.ts';
+export { buildRepoMap, estimateTokens } from './repo-map.ts';
+export { numberPlan } from './role-outputs.ts';
+export { coderPrompt } from './role-prompts.ts';
+export type { SolveInput } from './solve/solve-input.ts';
+export {
+  type BaselineCheck,
+  blockingFailures,
+  type FixReportEntry,
+  type SolveOutcome,
+  type SolveResult,
+  solveRequest,
+} from './solve-request.ts';
+export {
+  ALL_TOOLS,
+  type CheckRun,
+  type CheckRunner,
+  listRepoFiles,
+  type ToolContext,
+  ToolInputError,
+  truncateOutput,
+} from './tools/index.ts';
+export { TranscriptWriter } from './transcript-writer.ts';

@@ -1,7 +1,7 @@
 import { Plan } from '@pullwright/core';
 
 /** The one plan id of an operation (seed 002: `plan_0001` unless one is given). */
-export const PLAN_ID = 'plan_0001';
+const PLAN_ID = 'plan_0001';
 
 /**
  * Stable ids (seed 002): the plan is `plan_0001`, its steps `T1`…`Tn` in the order they run.
@@ -13,7 +13,7 @@ export function numberPlan(plan: Plan): Plan {
 }
 
 /** Seed 000's `MAX_CHANGES_PER_REQUEST`: a request is a small change; a longer plan is sent back. */
-export const MAX_PLAN_STEPS = 10;
+const MAX_PLAN_STEPS = 10;
 
 /** The planner's answer: at most MAX_PLAN_STEPS steps. (`Plan` itself stays open: a person may add a step at confirmation.) */
 export const PlannerAnswer = Plan.refine((plan) => plan.steps.length <= MAX_PLAN_STEPS, {

@@ -6,7 +6,7 @@ import type { Redactor } from '@pullwright/security';
  * Where transcript lines go. The pipeline passes shared storage (the ArtifactStore: any API
  * replica serves the transcript); a file path is kept for local tools and tests.
  */
-export interface TranscriptSink {
+interface TranscriptSink {
   append(text: string): Promise<void>;
 }
 

@@ -19,8 +19,8 @@ import { telemetrySettings } from './config/telemetry-settings.ts';
 import { workerSettings } from './config/worker-settings.ts';
 import { PullwrightError } from './errors.ts';
 
-export type { EnvIssue, EnvSection } from './config/env-section.ts';
-export type { EnvVariable, Need, ProcessRole } from './config/env-variable.ts';
+export type { EnvIssue } from './config/env-section.ts';
+export type { EnvVariable, ProcessRole } from './config/env-variable.ts';
 export { EventSource } from './config/event-settings.ts';
 export { readGitHubPrivateKey } from './config/github-private-key.ts';
 export { storageSettings } from './config/storage-settings.ts';

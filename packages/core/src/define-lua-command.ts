@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
  * What a Redis client (ioredis' Redis or Cluster) offers to define a script as a command.
  * Structural, so core needs no Redis client of its own.
  */
-export interface LuaCommandHost {
+interface LuaCommandHost {
   defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
 }
 

@@ -51,7 +51,7 @@ export class NotFoundError extends PullwrightError<{ what: string; id: string }>
 }
 
 /** What the system does with an error: the single place the mapping lives. */
-export type ErrorOutcome = { kind: 'http'; status: number } | { kind: 'fail_operation' } | { kind: 'retry' };
+type ErrorOutcome = { kind: 'http'; status: number } | { kind: 'fail_operation' } | { kind: 'retry' };
 
 export function errorOutcome(code: ErrorCode): ErrorOutcome {
   switch (code) {

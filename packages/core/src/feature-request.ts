@@ -7,7 +7,7 @@ import { BranchName, FeatureRequestId, OperationPriority, RepoSlug, Requester } 
  * → `implementing` (an /implement operation carries its acceptance criteria) → `merged`
  * (waiting for the configured deploy) → `released`.
  */
-export const FEATURE_REQUEST_STATUSES = [
+const FEATURE_REQUEST_STATUSES = [
   'new',
   'analyzed',
   'analysis_failed',

@@ -3,7 +3,7 @@ import { type Logger as PinoLogger, pino } from 'pino';
 export type Logger = PinoLogger;
 
 /** Anything that can scrub a string: the security package's Redactor fits. */
-export interface TextScrubber {
+interface TextScrubber {
   redact(text: string): string;
 }
 
@@ -33,7 +33,7 @@ const REDACT_PATHS = [
   'headers["x-hub-signature-256"]',
 ];
 
-export interface LoggerOptions {
+interface LoggerOptions {
   level?: string;
   name?: string;
   /** Pattern scrub applied to every serialized line, after key-based redaction. */

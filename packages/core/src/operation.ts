@@ -6,7 +6,7 @@ import { Policy } from './policy.ts';
 import { Review } from './review.ts';
 import { LedgerRound } from './review-ledger.ts';
 
-export const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
+const OPERATION_TYPES = ['debug', 'implement', 'fix', 'refactor'] as const;
 export const OperationType = z.enum(OPERATION_TYPES);
 export type OperationType = z.infer<typeof OperationType>;
 
@@ -47,7 +47,7 @@ export const BranchName = z
   .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/-]+(?<![./])$/, 'must be a valid branch name');
 
 /** How soon an operation runs: a `critical` one starts before queued `low` work (BullMQ job priority). */
-export const OPERATION_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
+const OPERATION_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
 export const OperationPriority = z.enum(OPERATION_PRIORITIES);
 export type OperationPriority = z.infer<typeof OperationPriority>;
 
@@ -161,12 +161,11 @@ export const CheckResult = CheckRun.omit({ timedOut: true }).extend({
 });
 export type CheckResult = z.infer<typeof CheckResult>;
 
-export const PullRequestRef = z.object({
+const PullRequestRef = z.object({
   number: z.number().int().positive(),
   url: z.string(),
   headSha: z.string(),
 });
-export type PullRequestRef = z.infer<typeof PullRequestRef>;
 
 export const Usage = z.object({
   inputTokens: z.number().int().nonnegative(),
@@ -177,7 +176,7 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
-export const Approval = z.object({
+const Approval = z.object({
   by: z.string(),
   /** `policy`: auto-approved by the repository's policy (see `ApprovalRecord.rule`). */
   source: z.enum([...RequesterSource.options, 'policy']),
@@ -234,8 +233,7 @@ export const Finding = z.object({
 });
 export type Finding = z.infer<typeof Finding>;
 
-export const DeployStatus = z.enum(['running', 'succeeded', 'failed', 'rolled_back', 'rollback_failed']);
-export type DeployStatus = z.infer<typeof DeployStatus>;
+const DeployStatus = z.enum(['running', 'succeeded', 'failed', 'rolled_back', 'rollback_failed']);
 
 /** The last deploy of a merged operation; each step is also a `deploy` event on the timeline. */
 export const DeployRecord = z.object({

@@ -85,4 +85,3 @@ export const Policy = z.object({
     .optional(),
 });
 export type Policy = z.infer<typeof Policy>;
-export type ResolvedDeploy = NonNullable<Policy['deploy']>;

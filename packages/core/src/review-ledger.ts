@@ -4,8 +4,7 @@ import { z } from 'zod';
 export const LedgerSource = z.enum(['github', 'slack', 'dashboard', 'api', 'merge_train']);
 export type LedgerSource = z.infer<typeof LedgerSource>;
 
-export const LedgerOutcome = z.enum(['fixed', 'declined', 'question']);
-export type LedgerOutcome = z.infer<typeof LedgerOutcome>;
+const LedgerOutcome = z.enum(['fixed', 'declined', 'question']);
 
 /** One thing a person asked for (a review comment, a `/pullwright` line, a Slack or dashboard request) and its answer. */
 export const LedgerEntry = z.object({

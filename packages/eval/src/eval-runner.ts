@@ -17,9 +17,9 @@ import { firstLine } from './first-line.ts';
 import { gradeAttempt } from './grade-attempt.ts';
 import { TreeTests, type TreeTestsDeps } from './tree-tests.ts';
 
-export type EvalRunnerDeps = TreeTestsDeps & Pick<Runtime, 'store' | 'queue' | 'events' | 'artifacts' | 'forge'>;
+type EvalRunnerDeps = TreeTestsDeps & Pick<Runtime, 'store' | 'queue' | 'events' | 'artifacts' | 'forge'>;
 
-export interface EvalRunOptions {
+interface EvalRunOptions {
   /** The tasks file's name: the report's suite. */
   suite: string;
   /** The model the report names. */

@@ -10,12 +10,12 @@ import { mergeHistory } from './merge-history.ts';
 import { mergedPullRequests } from './merged-pull-requests.ts';
 import { TreeTests } from './tree-tests.ts';
 
-export type TaskMinerDeps = Pick<
+type TaskMinerDeps = Pick<
   Runtime,
   'workspace' | 'forge' | 'runner' | 'redactor' | 'dependencies' | 'checkTimeoutMs' | 'logger' | 'egress'
 >;
 
-export interface MineOptions {
+interface MineOptions {
   /** At most this many tasks, newest first (default 20). */
   limit?: number;
   /** Only changes merged at or after this time. */
@@ -25,12 +25,12 @@ export interface MineOptions {
 }
 
 /** A change that did not become a task, and why (shown by `eval mine`, so a team sees what its history gives). */
-export interface SkippedChange {
+interface SkippedChange {
   id: string;
   reason: string;
 }
 
-export interface MineResult {
+interface MineResult {
   repo: string;
   branch: string;
   tasks: EvalTask[];

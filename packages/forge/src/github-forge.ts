@@ -27,7 +27,7 @@ import {
 } from './github-installation-tokens.ts';
 
 /** Hidden in the tracking comment so we find our own comment again instead of posting another. */
-export const TRACKING_COMMENT_MARKER = '<!-- pullwright:tracking -->';
+const TRACKING_COMMENT_MARKER = '<!-- pullwright:tracking -->';
 
 /** A job log can be megabytes; its failure is at the end. What is kept before redaction and the task's own cut. */
 const LOG_TAIL_BYTES = 64 * 1024;
@@ -42,7 +42,7 @@ const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
  * `readGitHubPrivateKey` for env values that are paths), or from the API's credential broker
  * (a worker that holds no key).
  */
-export type GitHubForgeOptions = GitHubForgeSettings &
+type GitHubForgeOptions = GitHubForgeSettings &
   ({ appId: string; privateKey: string } | { tokens: InstallationTokenSource });
 
 interface GitHubForgeSettings {

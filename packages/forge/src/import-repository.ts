@@ -45,7 +45,7 @@ function slugPart(name: string): string {
   );
 }
 
-export interface ImportSource {
+interface ImportSource {
   /** What git clones: an absolute path or a URL. */
   location: string;
   /** The name it gets when none is given. */
@@ -69,7 +69,7 @@ export function parseImportSource(source: string, cwd = process.cwd()): ImportSo
   return { location: dir, suggestedName: `local/${slugPart(path.basename(dir))}` };
 }
 
-export interface ImportedRepository {
+interface ImportedRepository {
   repo: string;
   dir: string;
   defaultBranch: string;

@@ -1,17 +1,15 @@
 export { BrokeredInstallationTokens } from './brokered-installation-tokens.ts';
-export * from './forge.ts';
-export * from './github-api-base-url.ts';
-export * from './github-forge.ts';
+export type { CheckRun, CommitToCreate, Forge, PullRequest, TreeChange } from './forge.ts';
+export { githubApiBaseUrl } from './github-api-base-url.ts';
+export { GitHubForge } from './github-forge.ts';
 export {
-  DEFAULT_REFRESH_MARGIN_MS,
   GitHubInstallationTokens,
   holderOperation,
   INSTALLATION_TOKEN_PERMISSIONS,
-  type InstallationTokenSource,
   type PermissionGap,
 } from './github-installation-tokens.ts';
-export * from './import-repository.ts';
+export { importRepository, listRepositories, parseImportSource } from './import-repository.ts';
 export { inJobScope } from './job-scope.ts';
-export * from './local-forge.ts';
+export { LocalForge } from './local-forge.ts';
 export { scannedForge } from './scanned-forge.ts';
-export * from './traced-forge.ts';
+export { tracedForge } from './traced-forge.ts';

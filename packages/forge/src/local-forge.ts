@@ -20,7 +20,7 @@ async function git(cwd: string, args: string[]): Promise<string> {
   return (await runGit(cwd, args, { protocols: ['file'] })).toString('utf8');
 }
 
-export interface LocalForgeOptions {
+interface LocalForgeOptions {
   /** `<DATA_DIR>/forge`: repositories at `<root>/<owner>/<name>.git`. */
   root: string;
   /** A single node or a Cluster: each MULTI here touches one repository's `{…}` slot. */

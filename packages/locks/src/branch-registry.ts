@@ -3,7 +3,7 @@ import { assertOpId, assertPrefix } from './lock-arguments.ts';
 import { lockKeys } from './lock-keys.ts';
 import type { RedisClient } from './lock-scripts.ts';
 
-export interface BranchEntry {
+interface BranchEntry {
   branch: string;
   opId: string;
   /** Files the branch changes, sorted. */
@@ -13,7 +13,7 @@ export interface BranchEntry {
   registeredAt: number;
 }
 
-export interface BranchOverlap {
+interface BranchOverlap {
   branch: string;
   opId: string;
   prNumber?: number;
@@ -21,13 +21,13 @@ export interface BranchOverlap {
   files: string[];
 }
 
-export interface RegisterBranch {
+interface RegisterBranch {
   opId: string;
   files: string[];
   prNumber?: number;
 }
 
-export interface BranchRegistryOptions {
+interface BranchRegistryOptions {
   prefix: string;
 }
 

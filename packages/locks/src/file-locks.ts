@@ -16,7 +16,7 @@ export const DEFAULT_FILE_LEASE_MS = 30 * 60_000;
 /** One grant is one script call; keeps KEYS and the reply far below Lua's stack limits. */
 const MAX_PATHS_PER_GRANT = 1000;
 
-export type AcquireResult = { ok: true; token: number; paths: string[] } | { ok: false; heldBy: LockHolder[] };
+type AcquireResult = { ok: true; token: number; paths: string[] } | { ok: false; heldBy: LockHolder[] };
 
 export interface FileHolder extends LockHolder {
   token: number;
@@ -25,7 +25,7 @@ export interface FileHolder extends LockHolder {
 }
 
 /** `defaultLeaseMs` defaults to DEFAULT_FILE_LEASE_MS (30 min). */
-export type FileLocksOptions = LockOptions;
+type FileLocksOptions = LockOptions;
 
 /**
  * Per-file locks for operations on a repository. A grant locks all its paths or none in

@@ -1,10 +1,6 @@
-export * from './branch-registry.ts';
-export * from './file-locks.ts';
-export * from './lease-keeper.ts';
-export * from './leased-locks.ts';
-export * from './lock-keys.ts';
-export * from './lock-scripts.ts';
-export * from './lock-value.ts';
-export * from './lock-wait-error.ts';
-export * from './lock-waiter.ts';
-export * from './merge-lock.ts';
+export { BranchRegistry } from './branch-registry.ts';
+export { DEFAULT_FILE_LEASE_MS, FileLocks } from './file-locks.ts';
+export { LeaseKeeper } from './lease-keeper.ts';
+export { LockWaitError } from './lock-wait-error.ts';
+export { LockWaiter } from './lock-waiter.ts';
+export { DEFAULT_MERGE_LEASE_MS, MergeLock } from './merge-lock.ts';

@@ -4,7 +4,7 @@ export interface RenewResult {
   lost: string[];
 }
 
-export interface LeaseKeeperOptions {
+interface LeaseKeeperOptions {
   leaseMs: number;
   renew: () => Promise<RenewResult>;
   /**

@@ -8,7 +8,7 @@ const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
  * counter, indexes and registry share one Redis Cluster slot and one Lua script may touch
  * them all.
  */
-export interface LockKeys {
+interface LockKeys {
   /** Per-repo fencing counter, shared by file locks and the merge lock. */
   fence: string;
   /** Prefix of a file's lock key: `filePrefix + path`. */

@@ -1,5 +1,5 @@
 /** A lock as stored: one string "<token> <since ms> <opId>" (see acquire-files-n.lua). */
-export interface LockValue {
+interface LockValue {
   token: number;
   since: number;
   opId: string;

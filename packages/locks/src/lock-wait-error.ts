@@ -1,6 +1,6 @@
 import { PullwrightError } from '@pullwright/core';
 
-export type LockWaitContext = {
+type LockWaitContext = {
   repo: string;
   /** What was waited for: file paths, or `merge` for the merge lock. */
   paths: string[];

@@ -23,7 +23,7 @@ export interface WaitOptions {
   timeoutMs?: number;
 }
 
-export interface LockWaiterOptions {
+interface LockWaiterOptions {
   /**
    * Re-check at least this often (default 1000 ms). Pub/sub is at-most-once: a message sent
    * while the subscriber reconnects is gone, so polling is what guarantees progress.

@@ -15,14 +15,14 @@ import type { WaitOptions } from './lock-waiter.ts';
 export const DEFAULT_MERGE_LEASE_MS = 5 * 60_000;
 
 /** The name the merge lock goes by in LockHolder, LockWaitError and LeaseKeeper reports. */
-export const MERGE_LOCK_PATH = 'merge';
+const MERGE_LOCK_PATH = 'merge';
 
-export type MergeAcquireResult = { ok: true; token: number } | { ok: false; heldBy: { opId: string; since: number } };
+type MergeAcquireResult = { ok: true; token: number } | { ok: false; heldBy: { opId: string; since: number } };
 
-export type MergeHolder = Omit<FileHolder, 'path'>;
+type MergeHolder = Omit<FileHolder, 'path'>;
 
 /** `defaultLeaseMs` defaults to DEFAULT_MERGE_LEASE_MS (5 min). */
-export type MergeLockOptions = LockOptions;
+type MergeLockOptions = LockOptions;
 
 /**
  * One merge at a time per repository: the same protocol as the file locks (fencing token

@@ -34,7 +34,7 @@ import type { z } from 'zod';
 
 export type Caller = { user: string; source: z.infer<typeof RequesterSource> };
 
-export interface ApprovalPolicyDeps {
+interface ApprovalPolicyDeps {
   store: OperationStore;
   events: OperationEvents;
   queue: CodeQueue;

@@ -11,7 +11,7 @@ import type { Redactor } from '@pullwright/security';
 import { callHook, DeployHookError, type DeployState, pollStatus } from './deploy-webhook.ts';
 
 /** What a forge offers for GitHub deployments; GitHubForge implements it, LocalForge does not. */
-export interface DeploymentForge {
+interface DeploymentForge {
   createDeployment(
     repo: string,
     options: { ref: string; environment: string; description: string },
@@ -19,7 +19,7 @@ export interface DeploymentForge {
   deploymentState(repo: string, id: string): Promise<DeployState>;
 }
 
-export interface DeployerDeps {
+interface DeployerDeps {
   store: OperationStore;
   events: OperationEvents;
   logger: Logger;

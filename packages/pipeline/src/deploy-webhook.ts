@@ -11,7 +11,7 @@ export function deploySignature(secret: string, timestamp: string, body: string)
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-export interface HookAnswer {
+interface HookAnswer {
   /** The target's id for this deploy, when it returned one (`{"id": …}`). */
   id?: string;
   /** A terminal or intermediate state, when it returned one (`{"status": …}`). */
@@ -21,7 +21,7 @@ export interface HookAnswer {
 export type DeployState = 'pending' | 'success' | 'failure';
 
 /** Maps the many spellings targets use (GitHub's, Railway's, ours) to three states. */
-export function normalizeState(value: unknown): DeployState | undefined {
+function normalizeState(value: unknown): DeployState | undefined {
   if (typeof value !== 'string') return undefined;
   const v = value.toLowerCase();
   if (['success', 'succeeded', 'deployed', 'active', 'done', 'complete', 'completed'].includes(v)) return 'success';

@@ -6,7 +6,7 @@ const DIFF_IN_REPORT = 6000;
 /** One issue: a line, and optionally a trace shown under it as code. */
 export type ReportIssue = string | { text: string; trace: string };
 
-export interface FailureReportInput {
+interface FailureReportInput {
   /** `Operation failed`, `Revision failed`. */
   title: string;
   /** What was asked (the request's first line). */

@@ -11,14 +11,14 @@ import type { CodeQueue, FeatureRequestStore, NewFeatureRequest, OperationStore 
 import type { Caller } from './approval-policy.ts';
 import type { OperationActions } from './operation-actions.ts';
 
-export interface FeatureRequestsDeps {
+interface FeatureRequestsDeps {
   features: FeatureRequestStore;
   operations: OperationStore;
   queue: CodeQueue;
   actions: OperationActions;
 }
 
-export interface TriageDecision {
+interface TriageDecision {
   decision: 'accepted' | 'declined';
   reason?: string;
   /** Overrides the analysis's priority; the /implement operation runs with it. */

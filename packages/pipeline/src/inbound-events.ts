@@ -3,7 +3,7 @@ import type { EventSourceLog } from '@pullwright/queue';
 import { readInboundEvent } from './inbound-event.ts';
 import type { OperationActions } from './operation-actions.ts';
 
-export type EventOutcome = { op: Operation; created: boolean } | { ignored: string };
+type EventOutcome = { op: Operation; created: boolean } | { ignored: string };
 
 /**
  * `POST /v1/events/<source>`: a delivery from a configured source (EVENT_SOURCES), checked

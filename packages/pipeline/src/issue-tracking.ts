@@ -23,7 +23,7 @@ export function issueTrackingBody(op: Operation, progress?: string): string {
   return lines.join('\n\n');
 }
 
-export interface IssueTrackingDeps {
+interface IssueTrackingDeps {
   forge: Pick<Forge, 'upsertTrackingComment'>;
   redactor: Pick<Redactor, 'redact'>;
   logger: Logger;

@@ -10,7 +10,7 @@ import { detectRepoCommands, RepoChecks, type RepoCommands } from './repo-checks
 import { checkEvent } from './steps/check-events.ts';
 import { installDependencies, operationEgress } from './steps/install-dependencies.ts';
 
-export type MergeTrainDeps = Pick<
+type MergeTrainDeps = Pick<
   PipelineDeps,
   'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events' | 'checkResults' | 'egress'
 >;

@@ -4,7 +4,7 @@ import { type FileLocks, type LeaseKeeper, LockWaitError } from '@pullwright/loc
 /** How long one wait lasts before the operation checks for cancellation and waits again. */
 const WAIT_SLICE_MS = 5_000;
 
-export interface HeldBy {
+interface HeldBy {
   path: string;
   opId: string;
   since: number;

@@ -31,9 +31,9 @@ export function planWithNote(plan: Plan, confirmation: Pick<PlanConfirmation, 'n
   };
 }
 
-export type PlanConfirmationOutcome = { go: true; confirmation: PlanConfirmation } | { go: false; stop: Outcome };
+type PlanConfirmationOutcome = { go: true; confirmation: PlanConfirmation } | { go: false; stop: Outcome };
 
-export interface AwaitPlanConfirmationInput {
+interface AwaitPlanConfirmationInput {
   store: OperationStore;
   opId: string;
   /** The plan as people see it (redacted). */

@@ -7,7 +7,7 @@ import type { Evidence } from '@pullwright/core';
 export const TEST_FILE =
   /(^|\/)(test|tests|__tests__|spec)\/|\.(test|spec)\.[cm]?[jt]sx?$|_test\.(go|py)$|(^|\/)test_[^/]+\.py$|_spec\.rb$/;
 
-export interface RedGreenInput {
+interface RedGreenInput {
   baseline: BaselineCheck | undefined;
   final: CheckRun | undefined;
   changedFiles: string[];

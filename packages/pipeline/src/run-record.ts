@@ -19,11 +19,11 @@ const TEST_CHECK = /test|spec|e2e/i;
 /** What each role's model calls are called in the record. */
 const LABELS: Record<string, string> = { planner: 'plan', coder: 'code', fixer: 'fix', reviewer: 'review' };
 
-export const PLAN_ARTIFACT = 'PLAN.json';
-export const TEST_REPORT_ARTIFACT = 'TEST_REPORT.json';
-export const LINT_REPORT_ARTIFACT = 'LINT_REPORT.json';
-export const REVIEW_ARTIFACT = 'REVIEW.json';
-export const INSTRUCTIONS_ARTIFACT = 'INSTRUCTIONS.json';
+const PLAN_ARTIFACT = 'PLAN.json';
+const TEST_REPORT_ARTIFACT = 'TEST_REPORT.json';
+const LINT_REPORT_ARTIFACT = 'LINT_REPORT.json';
+const REVIEW_ARTIFACT = 'REVIEW.json';
+const INSTRUCTIONS_ARTIFACT = 'INSTRUCTIONS.json';
 
 /**
  * The run record a person can audit (seeds 002–004): one numbered artifact per model call

@@ -8,7 +8,7 @@ import type { OperationActions } from './operation-actions.ts';
 /** The file whose `schedules:` a repository runs. */
 const POLICY_FILE = '.pullwright.yml';
 
-export interface ScheduledWorkDeps {
+interface ScheduledWorkDeps {
   forge: Pick<Forge, 'readFile'>;
   registry: ScheduleRegistry;
   actions: Pick<OperationActions, 'createFromPolicy'>;

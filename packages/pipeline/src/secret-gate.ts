@@ -1,7 +1,7 @@
 import { PullwrightError } from '@pullwright/core';
 import { describeOutboundFinding, type OutboundFinding, type SecretScanner, scanOutbound } from '@pullwright/security';
 
-export class SecretFoundError extends PullwrightError<{ findings: OutboundFinding[] }> {
+class SecretFoundError extends PullwrightError<{ findings: OutboundFinding[] }> {
   constructor(message: string, findings: OutboundFinding[]) {
     super('secret_found', message, { findings });
   }

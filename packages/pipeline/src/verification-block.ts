@@ -24,7 +24,7 @@ export const VerificationBlock = z.object({
 });
 export type VerificationBlock = z.infer<typeof VerificationBlock>;
 
-export interface VerificationResult {
+interface VerificationResult {
   valid: boolean;
   block?: VerificationBlock;
   /** Why the block is not valid (absent, malformed, signature mismatch). */

@@ -4,8 +4,8 @@ import { type ApiChange, apiChange } from './exported-symbols.ts';
 import { type FileKind, fileKind } from './file-kinds.ts';
 
 /** Above this many changed lines (or files) a change is high risk whatever it touches: too big to review well. */
-export const LARGE_CHANGE_LINES = 500;
-export const LARGE_CHANGE_FILES = 30;
+const LARGE_CHANGE_LINES = 500;
+const LARGE_CHANGE_FILES = 30;
 /** Tests and docs stay low risk up to this size. */
 const LOW_RISK_LINES = 100;
 

@@ -3,14 +3,14 @@ import type { Identity } from './identity-directory.ts';
 import { DEFAULT_PERMISSIONS } from './merge-policies.ts';
 import { roleAtLeast } from './roles.ts';
 
-export interface AuthorizeContext {
+interface AuthorizeContext {
   /** Minimum role per action from the effective policy; the defaults otherwise. */
   permissions?: Readonly<Record<Action, Role>>;
   /** Identity id of the operation's requester: they may cancel or withdraw their own request. */
   requesterId?: string;
 }
 
-export type Authorization =
+type Authorization =
   | { allowed: true; identity: Identity }
   | { allowed: false; identity: Identity; missingRole: Role; reason: string };
 

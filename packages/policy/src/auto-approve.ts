@@ -2,7 +2,7 @@ import type { Operation, Policy, RiskAssessment } from '@pullwright/core';
 import { analyzeDiff, assessRisk, type DiffAnalysis } from './assess-risk.ts';
 import { matchPathRules } from './path-rules.ts';
 
-export type AutoApproval =
+type AutoApproval =
   | { approve: true; rule: string; risk: RiskAssessment }
   | { approve: false; reasons: string[]; risk: RiskAssessment };
 

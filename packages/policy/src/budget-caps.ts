@@ -28,7 +28,7 @@ export function budgetCaps(defaults: BudgetCaps, service: ServicePolicyFile['bud
   return caps;
 }
 
-export class BudgetCapError extends PullwrightError<{ field: string; requested: number; cap: number }> {}
+class BudgetCapError extends PullwrightError<{ field: string; requested: number; cap: number }> {}
 
 /**
  * Refuses (403) a budget above a cap unless the caller is an admin named in a configured

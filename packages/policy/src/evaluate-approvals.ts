@@ -2,7 +2,7 @@ import { type ApprovalRecord, type Policy, type RiskAssessment, Role } from '@pu
 import { matchPathRules } from './path-rules.ts';
 import { roleAtLeast } from './roles.ts';
 
-export interface ApprovalInput {
+interface ApprovalInput {
   policy: Policy;
   risk: Pick<RiskAssessment, 'level'>;
   /** Every path the change touches (renames: both sides). */
@@ -14,7 +14,7 @@ export interface ApprovalInput {
   requesterId: string;
 }
 
-export interface ApprovalVerdict {
+interface ApprovalVerdict {
   satisfied: boolean;
   /** The approvals for the current head, one per identity. */
   current: ApprovalRecord[];

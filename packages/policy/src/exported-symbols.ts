@@ -18,7 +18,7 @@ function languageOf(file: string): 'js' | 'py' | 'go' | undefined {
  * in JS/TS, top-level non-underscore `def`/`class` in Python, capitalised top-level names in Go.
  * Each line carries its signature, so a changed parameter list shows as removed + added.
  */
-export function exportedSymbols(file: string, lines: readonly string[]): Map<string, string> {
+function exportedSymbols(file: string, lines: readonly string[]): Map<string, string> {
   const lang = languageOf(file);
   const out = new Map<string, string>();
   if (!lang) return out;

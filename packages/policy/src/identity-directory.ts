@@ -6,7 +6,7 @@ import { PolicyFileError } from './policy-file-error.ts';
 const Handle = z.string().min(1).max(200);
 
 /** One person (or service account) across every entry point, with one role and any groups. */
-export const IdentityEntry = z.strictObject({
+const IdentityEntry = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9._@-]{1,100}$/, 'must be 1-100 of A-Z a-z 0-9 . _ @ -'),
   role: Role,
   groups: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a lower-case group name')).default([]),
@@ -26,7 +26,7 @@ export const IdentitiesFile = z.array(IdentityEntry).max(10_000);
 /** The auto-approval rules approve as this identity. */
 export const POLICY_IDENTITY = 'policy';
 
-export type Source = 'slack' | 'github' | 'dashboard' | 'api';
+type Source = 'slack' | 'github' | 'dashboard' | 'api';
 
 export interface Identity {
   id: string;

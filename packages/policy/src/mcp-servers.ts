@@ -22,7 +22,7 @@ export interface McpServer {
 }
 
 /** One tool call's deadline unless the server says otherwise: a lookup, not a build. */
-export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
 function resolve(name: string, entry: McpServerEntry, origin: McpServer['origin']): McpServer {
   return {

@@ -1,7 +1,7 @@
 import type { ResolvedPathRule } from '@pullwright/core';
 import picomatch from 'picomatch';
 
-export interface PathRuleMatch {
+interface PathRuleMatch {
   rule: ResolvedPathRule;
   files: string[];
 }

@@ -3,7 +3,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import { CronSchedule } from './cron-schedule.ts';
 
-export const Glob = z
+const Glob = z
   .string()
   .min(1)
   .max(300)
@@ -45,9 +45,8 @@ const HookUrl = z
       .optional(),
   })
   .refine((h) => (h.url === undefined) !== (h.url_env === undefined), 'needs exactly one of url or url_env');
-export type HookUrl = z.infer<typeof HookUrl>;
 
-export const DeployTarget = z.discriminatedUnion('kind', [
+const DeployTarget = z.discriminatedUnion('kind', [
   /** POST of a signed JSON body (`X-Pullwright-Signature-256`). */
   z.strictObject({ kind: z.literal('webhook'), url: z.url().optional(), url_env: z.string().optional() }),
   /** A Railway deploy hook: POST to the hook URL, which is itself the credential. */
@@ -250,7 +249,7 @@ export type CommandEntry = z.infer<typeof CommandEntry>;
  * (UTC; five fields, or six with seconds first), against `branch` (default `main`), under
  * the same budget and approval rules as any request.
  */
-export const ScheduleEntry = z.strictObject({
+const ScheduleEntry = z.strictObject({
   cron: z
     .string()
     .min(9)
@@ -263,7 +262,6 @@ export const ScheduleEntry = z.strictObject({
   description: z.string().trim().min(1, 'must not be empty').max(4000),
   branch: BranchName.optional(),
 });
-export type ScheduleEntry = z.infer<typeof ScheduleEntry>;
 
 /** Schedule names: the dashboard and the scheduler's id use them. */
 export const ScheduleName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'schedule names are lower-case words');

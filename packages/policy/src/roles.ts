@@ -1,6 +1,6 @@
 import { ROLES, type Role } from '@pullwright/core';
 
-export function roleRank(role: Role): number {
+function roleRank(role: Role): number {
   return ROLES.indexOf(role);
 }
 

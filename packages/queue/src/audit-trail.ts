@@ -2,7 +2,7 @@ import { type ArtifactStore, sortArtifactNames, TRANSCRIPT_ARTIFACT } from './ar
 import type { OperationEvents } from './operation-events.ts';
 import type { OperationStore } from './operation-store.ts';
 
-export interface AuditTrailDeps {
+interface AuditTrailDeps {
   store: OperationStore;
   events: OperationEvents;
   artifacts: ArtifactStore;

@@ -7,19 +7,19 @@ import type { RedisKeys } from './redis-keys.ts';
  * with tool outputs capped at 16 000 characters each stays near 1 MB; past the ceiling the
  * last checkpoint that fitted is kept (an earlier turn, still a consistent place to resume).
  */
-export const MAX_CONVERSATION_BYTES = 8 * 1024 ** 2;
+const MAX_CONVERSATION_BYTES = 8 * 1024 ** 2;
 
 /** Kept this long after the last save (default 7 days): long enough for any retry, then gone. */
 export const CONVERSATION_TTL_S = 7 * 24 * 3600;
 
 /** One job's checkpoint, the shape the agent's `ConversationCheckpoint` expects. */
-export interface ConversationCheckpointHandle {
+interface ConversationCheckpointHandle {
   load(): Promise<unknown>;
   save(state: unknown): Promise<void>;
   clear(): Promise<void>;
 }
 
-export interface ConversationCheckpointsOptions {
+interface ConversationCheckpointsOptions {
   /** Applied before anything is stored: the process Redactor (`redactValue`). */
   scrub?: <T>(value: T) => T;
   maxBytes?: number;

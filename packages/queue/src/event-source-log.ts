@@ -3,8 +3,8 @@ import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 /** The last event a configured source delivered, and the operation it became. */
-export const LastEvent = z.object({ at: z.string(), eventId: z.string(), opId: z.string() });
-export type LastEvent = z.infer<typeof LastEvent>;
+const LastEvent = z.object({ at: z.string(), eventId: z.string(), opId: z.string() });
+type LastEvent = z.infer<typeof LastEvent>;
 
 /** What the dashboard shows per event source: when it last delivered, and what that started. */
 export class EventSourceLog {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 export const CODE_OPERATIONS_QUEUE = 'code-operations';
 
 /** The run job carries the operation's priority: BullMQ orders waiting jobs by it (see `JOB_CATALOG.run`). */
-export const RunJob = z.object({ opId: z.string().min(1), priority: OperationPriority.default('medium') });
+const RunJob = z.object({ opId: z.string().min(1), priority: OperationPriority.default('medium') });
 
 /**
  * BullMQ priorities (1 is taken first; jobs of one priority keep their order). Run jobs only:
@@ -14,9 +14,9 @@ export const RunJob = z.object({ opId: z.string().min(1), priority: OperationPri
  * run — they finish work a person is already waiting on.
  */
 const RUN_PRIORITY: Record<OperationPriority, number> = { critical: 1, high: 2, medium: 3, low: 4 };
-export const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().min(7) });
+const MergeJob = z.object({ opId: z.string().min(1), headSha: z.string().min(7) });
 /** Follows a deploy the operation recorded as started (`deploy.startedAt` names it). */
-export const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
+const DeployJob = z.object({ opId: z.string().min(1), startedAt: z.string().min(1) });
 
 /**
 /**
@@ -60,7 +60,7 @@ export type ReviseJobPayload = z.input<typeof ReviseJob>;
  * Red CI on an operation's PR head: looked at once the settle delay has passed (so every
  * check has finished), then a revision, nothing (pre-existing or recovered), or a person.
  */
-export const CiFailureJob = z.object({
+const CiFailureJob = z.object({
   opId: z.string().min(1),
   headSha: z.string().regex(/^[0-9a-f]{40}$/, 'must be a full commit sha'),
   /** The run or suite that reported the failure first, for people (a link). */
@@ -70,7 +70,7 @@ export const CiFailureJob = z.object({
 });
 
 /** Analyses a captured feature request with the model (seed 001): intent, modules, priority, criteria. */
-export const AnalyzeFeatureJob = z.object({
+const AnalyzeFeatureJob = z.object({
   featureRequestId: FeatureRequestId,
   /** When the analysis was asked for: "Analyze again" is a new job, the same request twice is one. */
   requestedAt: z.string().min(1),
@@ -157,4 +157,3 @@ export const JOB_CATALOG = {
 export type JobName = keyof typeof JOB_CATALOG;
 export type JobData<N extends JobName> = z.infer<(typeof JOB_CATALOG)[N]['schema']>;
 export type JobPayload<N extends JobName> = z.input<(typeof JOB_CATALOG)[N]['schema']>;
-export const JOB_NAMES = Object.keys(JOB_CATALOG) as JobName[];

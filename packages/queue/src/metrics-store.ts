@@ -18,7 +18,7 @@ declare module 'ioredis' {
 export const STEP_BUCKETS_S = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600] as const;
 
 /** Usage counters summed over all operations; what `meterUsage` adds to. */
-export const METERED_USAGE = ['inputTokens', 'outputTokens', 'costUsd', 'modelCalls'] as const;
+const METERED_USAGE = ['inputTokens', 'outputTokens', 'costUsd', 'modelCalls'] as const;
 export type MeteredUsage = Record<(typeof METERED_USAGE)[number], number>;
 
 /** Per-operation record of what was already counted; kept well past any retry of the operation. */

@@ -2,7 +2,7 @@ import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 /** One feed entry: which operation, when, what happened, and its status after (when the writer knew it). */
-export interface FeedEntry {
+interface FeedEntry {
   /** Redis stream id: ordered, and the resume point for readers (SSE Last-Event-ID, the Slack cursor). */
   id: string;
   opId: string;

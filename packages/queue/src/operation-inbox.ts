@@ -1,7 +1,7 @@
 import type { RedisClient } from './redis-client.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
-export interface InboxMessage {
+interface InboxMessage {
   from: string;
   source: 'slack' | 'dashboard' | 'github' | 'api';
   text: string;

@@ -83,14 +83,14 @@ export interface NewOperation {
 }
 
 /** Sortable by creation time, unique across processes, never parseable as a number (BullMQ job ids). */
-export function newOperationId(now = Date.now()): string {
+function newOperationId(now = Date.now()): string {
   return `${now.toString(36)}${randomBytes(4).toString('hex')}`;
 }
 
 /** Writers on one operation are few (its worker, an API call, usage updates); 50 rounds with jitter is ample. */
 const MAX_CONFLICT_RETRIES = 50;
 /** RETENTION_DAYS' default: a month of history for reviews and incident follow-ups. */
-export const DEFAULT_RETENTION_S = 30 * 24 * 3600;
+const DEFAULT_RETENTION_S = 30 * 24 * 3600;
 
 /**
  * Operations in Redis, one JSON value each. Every write names the version it read and

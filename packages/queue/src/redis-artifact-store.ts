@@ -25,7 +25,7 @@ declare module 'ioredis' {
  * 16 MiB per artifact: a 40-turn transcript with large tool results is a few MiB; the cap
  * keeps one runaway operation from filling a Redis that must never evict.
  */
-export const DEFAULT_ARTIFACT_CAP_BYTES = 16 * 1024 * 1024;
+const DEFAULT_ARTIFACT_CAP_BYTES = 16 * 1024 * 1024;
 /** Chunks below this stay plain: deflate gains nothing on a short JSONL line. */
 const COMPRESS_FROM_BYTES = 1024;
 const PLAIN = 0;

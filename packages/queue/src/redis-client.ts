@@ -4,14 +4,14 @@ import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 /** A single node or a Cluster: every module takes either (keys of one script or MULTI share a `{…}` slot). */
 export type RedisClient = Redis | Cluster;
 
-export interface RedisClientOptions {
+interface RedisClientOptions {
   /** Commands fail after this many reconnect attempts; `null` waits for ever (BullMQ workers, XREAD BLOCK). */
   maxRetriesPerRequest?: number | null;
   onError?: (err: Error) => void;
 }
 
 /** Where the client connects, for messages: never the password. */
-export function redisTarget(config: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): string {
+function redisTarget(config: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): string {
   if (config.redisClusterNodes.length > 0) return config.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',');
   if (!config.redisUrl) return '(none)';
   const url = new URL(config.redisUrl);

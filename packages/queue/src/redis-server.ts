@@ -4,7 +4,7 @@ import net from 'node:net';
 import { PullwrightError } from '@pullwright/core';
 import { Redis } from 'ioredis';
 
-export interface RedisServerOptions {
+interface RedisServerOptions {
   /** Where AOF data lives; omit for a throwaway in-memory server (tests). */
   dataDir?: string;
   binary?: string;
@@ -26,7 +26,7 @@ export interface RedisServerHandle {
   stop(): Promise<void>;
 }
 
-export const REDIS_INSTALL_HINT = 'apt-get install -y redis-server (Debian/Ubuntu) or brew install redis (macOS)';
+const REDIS_INSTALL_HINT = 'apt-get install -y redis-server (Debian/Ubuntu) or brew install redis (macOS)';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -18,7 +18,7 @@ import { shellArgv } from './shell-argv.ts';
 import { treeDiskWrites } from './tree-disk-writes.ts';
 
 /** HOME inside the sandbox: on the private /tmp tmpfs, empty at every start. */
-export const SANDBOX_HOME = '/tmp/home';
+const SANDBOX_HOME = '/tmp/home';
 
 /**
  * Size of the private /tmp (HOME included). Default 512 MiB: npm's cache for a mid-size

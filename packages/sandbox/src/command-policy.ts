@@ -20,14 +20,14 @@ export class CommandRefusedError extends PullwrightError<{ reason: CommandRefusa
 export type CommandKind = 'install' | 'test' | 'other';
 
 /** A check the repo declares (`.pullwright.yml` or detected); trusted as written. */
-export interface ConfiguredCheck {
+interface ConfiguredCheck {
   name: string;
   command: string;
   kind?: CommandKind;
   timeoutMs?: number;
 }
 
-export interface CommandDecision {
+interface CommandDecision {
   command: string;
   kind: CommandKind;
   timeoutMs: number;
@@ -91,13 +91,13 @@ const LONG_RUNNING_PROGRAMS = new Set([
 ]);
 
 /** Timeouts from seed 004: installs and tests get up to 180 s, anything else 60 s. */
-export const DEFAULT_COMMAND_TIMEOUTS: Readonly<Record<CommandKind, number>> = Object.freeze({
+const DEFAULT_COMMAND_TIMEOUTS: Readonly<Record<CommandKind, number>> = Object.freeze({
   install: 180_000,
   test: 180_000,
   other: 60_000,
 });
 
-export interface CommandPolicyOptions {
+interface CommandPolicyOptions {
   checks?: readonly ConfiguredCheck[];
   /** Default {@link DEFAULT_COMMAND_TIMEOUTS}. */
   timeouts?: Partial<Record<CommandKind, number>>;

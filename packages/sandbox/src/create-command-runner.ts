@@ -7,9 +7,9 @@ import { PidNamespace } from './pid-namespace.ts';
 import { ProcessRunner } from './process-runner.ts';
 
 /** The `SANDBOX` setting: a named sandbox, the first that works (`auto`), or none on purpose. */
-export type SandboxSetting = 'auto' | 'bubblewrap' | 'docker' | 'none';
+type SandboxSetting = 'auto' | 'bubblewrap' | 'docker' | 'none';
 
-export interface CreateCommandRunnerOptions {
+interface CreateCommandRunnerOptions {
   /** Default `auto`. */
   sandbox?: SandboxSetting;
   logger?: Logger;

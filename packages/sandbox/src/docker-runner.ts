@@ -46,7 +46,7 @@ import { shellArgv } from './shell-argv.ts';
  */
 
 /** Inside the container the worktree is always here, whatever its host path. */
-export const CONTAINER_WORKTREE = '/workspace';
+const CONTAINER_WORKTREE = '/workspace';
 const CONTAINER_HOME = '/tmp/home';
 const TMPFS_OPTIONS = 'rw,exec,nosuid,nodev,mode=1777,size=536870912';
 /** How long after the container's exit its remaining output may take to arrive. */

@@ -51,7 +51,7 @@ export interface DeepDetection extends DeepFinding {
   end: number;
 }
 
-export interface DeepScanOptions {
+interface DeepScanOptions {
   /**
    * The content is prose (commit messages, PR text, comments, Slack) or a branch or path,
    * whose words a key may have been cut between: each run of up to four neighbouring words

@@ -17,7 +17,7 @@ export class GitleaksConfigError extends PullwrightError<{ source: string; rule?
   }
 }
 
-export interface GitleaksConfigOptions {
+interface GitleaksConfigOptions {
   /** Name used in error messages (a file path, or 'default'). */
   source?: string;
   /** The rule set `[extend] useDefault = true` refers to. */

@@ -35,7 +35,7 @@ interface Flags {
   m: boolean;
 }
 
-export interface TranslatedRegex {
+interface TranslatedRegex {
   source: string;
   flags: string;
 }

@@ -1,39 +1,22 @@
-export {
-  DER_PRIVATE_KEY_RULE,
-  type DeepFinding,
-  type DeepScanOptions,
-  deepScan,
-  type SecretEncoding,
-} from './deep-scan.ts';
-export * from './default-rules.ts';
-export * from './der-private-key.ts';
-export * from './dot-git-name.ts';
-export * from './gitignore-matcher.ts';
-export * from './gitleaks-config.ts';
-export * from './go-regex.ts';
-export * from './hmac-signature.ts';
-export * from './job-credential.ts';
-export * from './keyword-prefilter.ts';
-export * from './line-index.ts';
-export * from './match-plan.ts';
+export { deepScan } from './deep-scan.ts';
+export { DEFAULT_RULES } from './default-rules.ts';
+export { isDotGitName } from './dot-git-name.ts';
+export { loadGitleaksConfigFile } from './gitleaks-config.ts';
+export { hmacSha256Hex, hmacSha256Matches } from './hmac-signature.ts';
+export { jobCredential, jobCredentialSubject } from './job-credential.ts';
+export { KeywordPrefilter } from './keyword-prefilter.ts';
 export {
   describeOutboundFinding,
-  type OutboundChannel,
   type OutboundFinding,
   OutboundSecretError,
   type OutboundText,
   refuseSecrets,
   scanOutbound,
 } from './outbound-scan.ts';
-export * from './path-guard.ts';
-export * from './path-spellings.ts';
-export * from './publishable-change.ts';
-export * from './redactor.ts';
-export * from './run-git.ts';
-export * from './sanitize-untrusted-text.ts';
-export * from './scan-command.ts';
-export * from './secret-file-name.ts';
-export * from './secret-rule.ts';
-export * from './secret-scanner.ts';
-export * from './shannon-entropy.ts';
-export * from './token-checksum.ts';
+export { DEFAULT_PROTECTED, PathGuard, SECRET_FILE_PATTERNS } from './path-guard.ts';
+export { type PublishableChange, scanPublishableChange } from './publishable-change.ts';
+export { Redactor } from './redactor.ts';
+export { type GitAuth, GitCommandError, type GitProtocol, protocolOf, runGit } from './run-git.ts';
+export { sanitizeUntrustedText } from './sanitize-untrusted-text.ts';
+export { runScanCommand } from './scan-command.ts';
+export { SecretScanner } from './secret-scanner.ts';

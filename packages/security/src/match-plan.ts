@@ -12,7 +12,7 @@
  * accepted by the prefix atom. Patterns with a top-level `|` are run as they are, since
  * the prefix binds to the first alternative only.
  */
-export interface PlannedMatch {
+interface PlannedMatch {
   /** The exec result of the pattern (without prefix); capture group numbering is unchanged. */
   m: RegExpExecArray;
   /** Start of the full match in the searched string. */

@@ -77,7 +77,7 @@ export const DEFAULT_PROTECTED: readonly string[] = [
  * Files the agent may edit but never delete (seed 000: a web app without its entry points,
  * manifest or bundler config does not build, and no request asks for that). Root-relative.
  */
-export const DEFAULT_UNDELETABLE: readonly string[] = ['package.json', 'index.html', 'vite.config.js', 'src/main.jsx'];
+const DEFAULT_UNDELETABLE: readonly string[] = ['package.json', 'index.html', 'vite.config.js', 'src/main.jsx'];
 
 /** Files that usually hold credentials: neither read nor written. Tested per path segment. */
 export const SECRET_FILE_PATTERNS: readonly RegExp[] = [
@@ -109,7 +109,7 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${escaped}$`, 'i');
 }
 
-export interface PathGuardOptions {
+interface PathGuardOptions {
   /** Globs refused for writing. Default DEFAULT_PROTECTED; pass a list to replace it. */
   protected?: readonly string[];
   /** Globs that may be written but not deleted. Default DEFAULT_UNDELETABLE. */

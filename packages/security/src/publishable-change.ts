@@ -17,7 +17,7 @@ export interface PublishableChange {
   texts?: ReadonlyArray<{ channel: Exclude<OutboundChannel, 'file' | 'path' | 'branch'>; text: string }>;
 }
 
-export interface PublishScanOptions {
+interface PublishScanOptions {
   /** Wall-clock budget for the whole change. Default 60 s. */
   budgetMs?: number;
 }

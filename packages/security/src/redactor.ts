@@ -10,7 +10,7 @@ import { SecretScanner } from './secret-scanner.ts';
  * outbound scan refuses a text that holds one.
  */
 
-export interface RedactorOptions {
+interface RedactorOptions {
   /** Exact values to mask (the process's own API keys, tokens, signing secrets). */
   secrets?: Iterable<string>;
   /** Whose rules define "shaped like a credential"; defaults to the shipped rules. */

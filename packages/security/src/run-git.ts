@@ -21,7 +21,7 @@ export interface GitAuth {
 /** A transport git may use (GIT_ALLOW_PROTOCOL). `ext` and `fd` run commands: they are not in the type. */
 export type GitProtocol = 'file' | 'http' | 'https' | 'ssh' | 'git';
 
-export interface RunGitOptions {
+interface RunGitOptions {
   /** Written to git's stdin (e.g. `cat-file --batch`). */
   input?: string;
   /**

@@ -9,7 +9,7 @@ import { runGit } from './run-git.ts';
 import { isSecretFileName, SECRET_FILE_RULE } from './secret-file-name.ts';
 import { SecretScanFailedError, SecretScanner } from './secret-scanner.ts';
 
-export interface ScanCommandIo {
+interface ScanCommandIo {
   stdin: NodeJS.ReadableStream;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;

@@ -8,7 +8,7 @@ import { shannonEntropy } from './shannon-entropy.ts';
 import { verifiesChecksum } from './token-checksum.ts';
 
 /** A detected secret, safe to log and show: it never carries the secret itself. */
-export interface SecretFinding {
+interface SecretFinding {
   ruleId: string;
   file: string;
   /** 1-based; in a diff scan, the line number in the new version of the file. */
@@ -35,7 +35,7 @@ export class SecretScanFailedError extends PullwrightError<{ reason: 'timeout' |
   }
 }
 
-export interface SecretScannerOptions {
+interface SecretScannerOptions {
   /** Rules and global allowlists; defaults to the shipped gitleaks-format rules. */
   rules?: SecretRuleSet;
   /** Wall-clock budget for one `scanDiff` call. Default 10 s: a 1 MB diff takes well under 100 ms. */

@@ -27,7 +27,7 @@ export class SlackApiError extends PullwrightError<{ method: string; slackError:
   }
 }
 
-export interface SlackClientOptions {
+interface SlackClientOptions {
   /** SLACK_BOT_TOKEN; without it only `respond` works (the response_url fallback). */
   botToken: string | undefined;
   /** SLACK_API_URL: a Slack-compatible Web API (tests, proxies). Default https://slack.com/api/. */

@@ -19,7 +19,7 @@ export const SLACK_COMMANDS = [
 const STATUS_COMMANDS = new Set(['/pw-status', '/status']);
 
 /** Budgets above this are almost certainly a typo (`--budget 500` meant 5.00). */
-export const MAX_BUDGET_USD = 100;
+const MAX_BUDGET_USD = 100;
 
 export type SlackCommand =
   | {

@@ -3,7 +3,7 @@ import type { SlackDeps } from './slack-deps.ts';
 import { type EventsEnvelope, SlackMessageEvent, SlackReactionEvent } from './slack-payloads.ts';
 import { mayCancel } from './slack-permissions.ts';
 
-export type EventOutcome =
+type EventOutcome =
   | { kind: 'challenge'; challenge: string }
   | { kind: 'delivered'; opId: string }
   | { kind: 'revision'; opId: string }
@@ -11,7 +11,7 @@ export type EventOutcome =
   | { kind: 'ignored'; why: string };
 
 /** The reaction that stops an operation when put on its channel message. */
-export const STOP_REACTION = 'x';
+const STOP_REACTION = 'x';
 
 /** Once the PR is open, a thread reply asks for changes: a revision, not a message to a model that has stopped. */
 const REVISABLE = new Set(['awaiting_approval', 'approved']);

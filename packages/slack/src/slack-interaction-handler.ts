@@ -26,7 +26,7 @@ import {
   requestChangesModal,
 } from './slack-review-messages.ts';
 
-export type InteractionOutcome =
+type InteractionOutcome =
   | 'approved'
   | 'rejected'
   | 'started'
@@ -41,7 +41,7 @@ export type InteractionOutcome =
   | 'stopped';
 
 /** What Slack does with a modal submission: close it (`{}`), or show an error under the text box. */
-export type ViewAnswer = Record<string, never> | { response_action: 'errors'; errors: Record<string, string> };
+type ViewAnswer = Record<string, never> | { response_action: 'errors'; errors: Record<string, string> };
 
 const OP_ID = /^[a-z0-9]{6,40}$/;
 

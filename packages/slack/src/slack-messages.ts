@@ -59,7 +59,7 @@ export interface SlackNote extends SlackMessage {
 }
 
 /** What the channel message shows besides the operation itself. */
-export interface ProgressView {
+interface ProgressView {
   step: string | undefined;
   lastEventAt: string | undefined;
   budgetUsd: number | undefined;
@@ -587,7 +587,7 @@ const OUTCOME_EMOJI = {
 } as const satisfies Record<OutcomeCode, string>;
 
 /** The report's markdown in Slack's dialect: headings bold, bullets as •; code fences and `code` stay. */
-export function slackMarkdown(markdown: string): string {
+function slackMarkdown(markdown: string): string {
   return markdown
     .replace(/^#{1,6} (.+)$/gm, '*$1*')
     .replace(/^- /gm, '• ')

@@ -30,7 +30,7 @@ export interface SlackSession {
   lastEventAt: string | undefined;
 }
 
-export type NewSlackSession = Pick<
+type NewSlackSession = Pick<
   SlackSession,
   'opId' | 'channel' | 'user' | 'delivery' | 'responseUrl' | 'budgetUsd' | 'auto'
 >;

@@ -5,7 +5,7 @@ import { PullwrightError } from '@pullwright/core';
  * Slack's replay window: a request older (or newer) than this is refused even with a
  * valid signature, so a captured request cannot be sent again later.
  */
-export const SLACK_SIGNATURE_WINDOW_S = 5 * 60;
+const SLACK_SIGNATURE_WINDOW_S = 5 * 60;
 
 export class SlackSignatureError extends PullwrightError<{ reason: string }> {
   constructor(reason: string) {

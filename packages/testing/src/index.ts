@@ -1,1 +1,1 @@
-export * from './redis-test.ts';
+export { redisTest } from './redis-test.ts';

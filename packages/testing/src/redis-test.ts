@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { inject, test } from 'vitest';
 
-export interface RedisFixtures {
+interface RedisFixtures {
   /**
    * Fresh per test, so tests never see each other's keys and nothing is flushed (the server
    * may be shared, see test/global-setup.ts). Its keys are deleted after the test.
@@ -28,7 +28,7 @@ function connectTo(options: RedisOptions = {}): Redis | Cluster {
 }
 
 /** Every primary a client reaches: itself, or a Cluster's masters. */
-export async function primariesOf(client: Redis | Cluster): Promise<Redis[]> {
+async function primariesOf(client: Redis | Cluster): Promise<Redis[]> {
   if (!(client instanceof Cluster)) return [client];
   await client.ping(); // a Cluster client knows its nodes once connected
   return client.nodes('master');

@@ -7,7 +7,7 @@ const UNREACHABLE =
 const HTTP_STATUS = /(?:returned error|RPC failed; HTTP):? (\d{3})/;
 
 /** A forge failure worth retrying: it did not answer, or answered 5xx or 429. */
-export type ForgeFailureContext = { transient: boolean; status?: number };
+type ForgeFailureContext = { transient: boolean; status?: number };
 
 /**
  * A git transport failure (fetch, ls-remote, push) as a forge failure: `transient` when the

@@ -1,8 +1,7 @@
-export * from './dependency-cache.ts';
-export * from './forge-transport-error.ts';
-export * from './git-client.ts';
-export * from './interdiff.ts';
-export * from './nested-git-data.ts';
-export * from './push-content.ts';
-export * from './tree-hash.ts';
-export * from './workspace-manager.ts';
+export { DependencyCache, type DependencySpec } from './dependency-cache.ts';
+export { ForcePushRefusedError, GitClient, gitClient, isAncestor } from './git-client.ts';
+export { interdiff } from './interdiff.ts';
+export { findNestedGitData, NestedGitDataError, removeNestedGitData } from './nested-git-data.ts';
+export { listPushContent } from './push-content.ts';
+export { worktreeTreeHash } from './tree-hash.ts';
+export { type PreparedWorkspace, WorkspaceManager } from './workspace-manager.ts';

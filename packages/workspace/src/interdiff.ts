@@ -1,7 +1,7 @@
 import { PullwrightError } from '@pullwright/core';
 import { type GitClient, gitClient } from './git-client.ts';
 
-export interface Interdiff {
+interface Interdiff {
   from: string;
   to: string;
   /** The base commit merged into `from` before comparing: what `to` holds of the base branch. */

@@ -2,7 +2,7 @@ import { GitCommandError, runGit as git } from '@pullwright/security';
 import { catFileBatch } from './cat-file-batch.ts';
 
 /** One file a push would add: a blob in some new commit's tree that the remote does not have at that path. */
-export interface PushedFile {
+interface PushedFile {
   path: string;
   /** The blob's object id. */
   blob: string;
@@ -17,7 +17,7 @@ export interface PushedFile {
 }
 
 /** What a push of `head` sends beyond what the remote already has. */
-export interface PushContent {
+interface PushContent {
   /** New commits, oldest first, with their full messages. */
   commits: Array<{ sha: string; message: string }>;
   /** Every (path, blob) of every new commit's tree that none of the excluded trees has. */

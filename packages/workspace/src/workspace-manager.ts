@@ -8,7 +8,7 @@ import { forgeTransportError } from './forge-transport-error.ts';
 import { type GitRemoteAccess, gitClient, isAncestor } from './git-client.ts';
 import { findNestedGitData, refuseNestedGitData } from './nested-git-data.ts';
 
-export interface PrepareRequest {
+interface PrepareRequest {
   opId: string;
   /** owner/name */
   repo: string;

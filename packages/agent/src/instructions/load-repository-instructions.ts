@@ -4,7 +4,7 @@ import { instructionCandidates } from './instruction-candidates.ts';
 import { type InstructionFile, RepositoryInstructions, type SkippedInstruction } from './repository-instructions.ts';
 
 /** The base commit as the loader reads it (the pipeline passes the mirror's git objects, never the worktree). */
-export interface BaseCommitFiles {
+interface BaseCommitFiles {
   /** Every file path of the commit. */
   list(): Promise<string[]>;
   /** The texts of these files, in order; undefined for one the commit lacks. */

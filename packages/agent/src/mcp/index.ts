@@ -1,2 +1,2 @@
-export { type McpCallRecord, mcpToolName } from './mcp-agent-tool.ts';
-export { type McpServerEvent, McpServerUnavailableError, McpToolbox, type McpToolboxOptions } from './mcp-toolbox.ts';
+export type { McpCallRecord } from './mcp-agent-tool.ts';
+export { McpToolbox } from './mcp-toolbox.ts';

@@ -17,7 +17,7 @@ export interface McpCallRecord {
 const MAX_DESCRIPTION_CHARS = 1000;
 
 /** `mcp__<server>__<tool>`, within the 64 characters of `[A-Za-z0-9_-]` both model APIs accept. */
-export function mcpToolName(server: string, tool: string): string {
+function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);
 }
 

@@ -16,7 +16,7 @@ export type McpServerEvent =
   | { server: string; state: 'failed'; required: boolean; reason: string }
   | { server: string; state: 'exited'; reason: string };
 
-export interface McpToolboxOptions {
+interface McpToolboxOptions {
   servers: readonly McpServer[];
   /**
    * Starts a stdio server's command in the sandbox (cwd the worktree, mounted read-only, no

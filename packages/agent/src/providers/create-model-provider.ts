@@ -5,7 +5,7 @@ import { OpenAIProvider } from './openai-provider.ts';
 import { DEFAULT_MODELS } from './price-table.ts';
 
 /** `Config['llm']` from @pullwright/core fits this as it is. */
-export interface ModelProviderConfig {
+interface ModelProviderConfig {
   provider: 'anthropic' | 'openai' | 'replay';
   model?: string | undefined;
   anthropicApiKey?: string | undefined;

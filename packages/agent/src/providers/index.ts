@@ -1,5 +1,4 @@
-export * from './anthropic-provider.ts';
-export * from './create-model-provider.ts';
+export { createModelProvider } from './create-model-provider.ts';
 export {
   type ForwardedCall,
   forwardAnthropicMessages,
@@ -10,8 +9,7 @@ export {
   type RequestBody,
   upstreamAnswer,
 } from './gateway-upstream.ts';
-export * from './model-provider-error.ts';
-export * from './openai-provider.ts';
-export * from './price-table.ts';
-export { DEFAULT_RETRY_POLICY, type RetryOptions } from './retry-options.ts';
-export type { RetryPolicy } from './with-retries.ts';
+export { BUDGET_ERROR_TYPE } from './model-provider-error.ts';
+export { OpenAIProvider } from './openai-provider.ts';
+export { costOf, PRICE_TABLE, type PriceTable, priceTableWith } from './price-table.ts';
+export { DEFAULT_RETRY_POLICY } from './retry-options.ts';

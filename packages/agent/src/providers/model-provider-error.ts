@@ -38,7 +38,7 @@ function codeFor(reason: ProviderFailureReason): ErrorCode {
   return isTransientFailure(reason) ? 'unavailable' : 'agent_failed';
 }
 
-export interface ModelProviderErrorContext extends Record<string, unknown> {
+interface ModelProviderErrorContext extends Record<string, unknown> {
   provider: string;
   reason: ProviderFailureReason;
   /** HTTP status of the last attempt, when there was one. */

@@ -5,12 +5,12 @@ import { FILE_SIZE_LIMITS, formatBytes } from '../tools/file-size-limits.ts';
 import type { FileBlock, FileBlockProblem } from './parse-file-blocks.ts';
 
 /** Resolves a model-supplied path for writing or deleting, or throws; `PathGuard` from @pullwright/security fits. */
-export interface WriteGuard {
+interface WriteGuard {
   resolveForWrite(requested: string): Promise<string>;
   resolveForDelete(requested: string): Promise<string>;
 }
 
-export interface AppliedFileBlock {
+interface AppliedFileBlock {
   /** Relative to the root, posix separators. */
   path: string;
   action: 'created' | 'updated' | 'deleted';

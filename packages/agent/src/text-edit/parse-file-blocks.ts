@@ -23,7 +23,7 @@ export interface FileBlockProblem {
   message: string;
 }
 
-export interface ParsedFileBlocks {
+interface ParsedFileBlocks {
   blocks: FileBlock[];
   /** Every problem at once, so one corrective turn can fix them all. */
   problems: FileBlockProblem[];

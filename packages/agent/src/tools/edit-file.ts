@@ -38,7 +38,7 @@ function similarity(a: Bigrams, b: Bigrams, aText: string, bText: string): numbe
  * and only the best CANDIDATE_WINDOWS windows are compared line by line, so a large file or a
  * long `oldText` costs time linear in their size.
  */
-export function closestLines(content: string, wanted: string): string {
+function closestLines(content: string, wanted: string): string {
   const lines = content.split('\n');
   const wantedLines = wanted.split('\n').slice(0, 20);
   const span = wantedLines.length;
@@ -116,7 +116,7 @@ function lineStart(lines: string[], line: number): number {
 }
 
 /** Applies one edit; returns the new content and the 1-based line it touched. */
-export function applyEdit(
+function applyEdit(
   content: string,
   rel: string,
   edit: {

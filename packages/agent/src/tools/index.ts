@@ -7,8 +7,7 @@ import { runCheckTool } from './run-check.ts';
 import { searchTool } from './search.ts';
 import { writeFileTool } from './write-file.ts';
 
-export * from './define-tool.ts';
-export { applyEdit, closestLines } from './edit-file.ts';
+export { type CheckRun, type CheckRunner, type ToolContext, ToolInputError, truncateOutput } from './define-tool.ts';
 export { listRepoFiles } from './search.ts';
 
 export const ALL_TOOLS: readonly AgentTool[] = [

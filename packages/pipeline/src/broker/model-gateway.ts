@@ -40,7 +40,7 @@ interface ModelGatewayOptions {
 }
 
 /** Why the gateway will not forward a call, in the protocol's own error shape (see `gatewayErrorBody`). */
-export interface GatewayRefusal {
+interface GatewayRefusal {
   status: 401 | 402 | 403 | 400;
   type: string;
   message: string;

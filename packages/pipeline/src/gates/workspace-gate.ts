@@ -8,7 +8,7 @@ import type { OperationFileLocks } from '../operation-file-locks.ts';
 import { checkWrite } from '../secret-gate.ts';
 import { DEFAULT_FILE_OPS_PER_MINUTE, FileOperationRate } from './file-operation-rate.ts';
 
-export interface WorkspaceGateOptions {
+interface WorkspaceGateOptions {
   root: string;
   policy: Pick<Policy, 'protected_paths'>;
   scanner: SecretScanner;

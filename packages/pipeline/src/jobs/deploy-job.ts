@@ -4,7 +4,7 @@ import { type FrameContext, type JobDefinition, runJob } from '../frame/job-fram
 import type { PipelineDeps } from '../pipeline-deps.ts';
 
 /** The `deploy` job: claim → deploy hook → follow status → (rollback) → release. */
-export const DEPLOY_JOB: JobDefinition<FrameContext> = {
+const DEPLOY_JOB: JobDefinition<FrameContext> = {
   kind: 'deploy',
   async claim(_deps, op) {
     return op.status === 'merged' && op.deploy?.status === 'running' ? op : undefined;

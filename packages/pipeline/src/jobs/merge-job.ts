@@ -186,7 +186,7 @@ async function untilPullRequestHead(deps: Pick<PipelineDeps, 'forge'>, repo: str
 }
 
 /** The `merge` job: claim → merge lock → update from base (merge train) → merge(expected sha) → release. */
-export const MERGE_JOB: JobDefinition<MergeContext> = {
+const MERGE_JOB: JobDefinition<MergeContext> = {
   kind: 'merge',
   async claim(deps, op) {
     if (op.status === 'approved') return deps.store.transition(op.id, 'merging', {}, { step: 'merge' });

@@ -294,7 +294,7 @@ const replyStep: Step<ReviseContext> = {
  * frame, gates and budget as a run, on the operation's branch at the forge's head. A
  * revision that fails leaves the branch as it was and hands the PR back, saying why.
  */
-export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseContext> => ({
+const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseContext> => ({
   kind: 'revise',
   async claim(deps, op) {
     if (op.status === 'failed' || op.status === 'cancelled' || op.status === 'merged' || op.status === 'rejected')
@@ -391,11 +391,6 @@ export const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseCont
   },
   release: releaseWork,
 });
-
-/** Enqueues a revision (the same request, by its id, once); the job catalog holds its id rule and retries. */
-export function enqueueRevision(queue: PipelineDeps['queue'], payload: ReviseJobPayload): Promise<string> {
-  return queue.add('revise', payload);
-}
 
 export function reviseOperation(payload: ReviseJobPayload, deps: PipelineDeps): Promise<Operation> {
   const job = ReviseJob.parse(payload);

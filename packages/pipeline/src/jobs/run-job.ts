@@ -134,7 +134,7 @@ async function liveOverlaps(deps: PipelineDeps, repo: string, files: string[], b
  * Every step behind the same gates as a revision's; whatever happens, the operation ends in
  * a status with a reason.
  */
-export const RUN_JOB: JobDefinition<WorkContext> = {
+const RUN_JOB: JobDefinition<WorkContext> = {
   kind: 'run',
   async claim(deps, op) {
     if (op.status === 'queued') return deps.store.transition(op.id, 'running', {}, { step: 'claim' });

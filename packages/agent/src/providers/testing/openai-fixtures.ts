@@ -1,11 +1,11 @@
-export interface FixtureToolCall {
+interface FixtureToolCall {
   id?: string;
   name: string;
   /** Sent verbatim as the `arguments` string. */
   arguments: string;
 }
 
-export interface FixtureCompletion {
+interface FixtureCompletion {
   content?: string | null;
   toolCalls?: FixtureToolCall[];
   finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter';

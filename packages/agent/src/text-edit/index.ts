@@ -1,2 +1,0 @@
-export * from './apply-file-blocks.ts';
-export * from './parse-file-blocks.ts';
