@@ -5,7 +5,7 @@ import type { JobData, ReviewFeedback } from '@pullwright/queue';
 import { syncIssueTracking } from './issue-tracking.ts';
 import type { OperationActions } from './operation-actions.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
-import { trackingBody } from './tracking-comment.ts';
+import { updateTrackingComment } from './tracking-comment.ts';
 
 /** Conclusions that mean the check found a problem (not `cancelled`, `skipped` or `neutral`). */
 const FAILED = new Set(['failure', 'timed_out', 'startup_failure']);
@@ -96,12 +96,7 @@ async function allEvents(deps: PipelineDeps, opId: string): Promise<OperationEve
 
 /** Tells the PR (and the issue, and through the event Slack) what CI did to the operation. */
 async function tell(deps: PipelineDeps, op: Operation, note: string): Promise<void> {
-  if (op.pullRequest)
-    await deps.forge
-      .upsertTrackingComment(op.repo, op.pullRequest.number, deps.redactor.redact(trackingBody(op, note)))
-      .catch((err: unknown) =>
-        deps.logger.warn({ opId: op.id, err: (err as Error).message }, 'tracking comment update failed'),
-      );
+  await updateTrackingComment(deps, op, note, deps.logger);
   await syncIssueTracking(deps, op, undefined, note);
 }
 

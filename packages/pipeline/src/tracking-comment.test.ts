@@ -1,6 +1,7 @@
 import { emptyUsage, type LedgerRound, Operation } from '@pullwright/core';
+import { Redactor } from '@pullwright/security';
 import { describe, expect, it } from 'vitest';
-import { trackingBody } from './tracking-comment.ts';
+import { trackingBody, updateTrackingComment } from './tracking-comment.ts';
 
 const createTestOperation = (): Operation =>
   Operation.parse({
@@ -64,5 +65,40 @@ describe('trackingBody', () => {
 
   it('has no ledger section before any revision', () => {
     expect(trackingBody(createTestOperation(), 'Opened.')).not.toContain('Review ledger');
+  });
+});
+
+describe('updateTrackingComment', () => {
+  const secret = ['sk', 'live', 'x'.repeat(24)].join('_');
+  const written: { where: string; body: string }[] = [];
+  const warned: unknown[] = [];
+  const deps = {
+    forge: {
+      upsertTrackingComment: async (repo: string, number: number, body: string) => {
+        if (repo === 'acme/down') throw new Error('GitHub: 502');
+        written.push({ where: `${repo}#${number}`, body });
+      },
+    },
+    redactor: new Redactor({ secrets: [secret] }),
+    publicUrl: 'https://pw.example',
+  };
+  const log = { warn: (...args: unknown[]) => warned.push(args) };
+  const pullRequest = { number: 7, url: 'https://pw.example/pr/7', headSha: 'a'.repeat(40) };
+
+  it('writes the body redacted and with the interdiff links, on the PR of the operation', async () => {
+    const op: Operation = { ...createTestOperation(), pullRequest, ledger: [round(1)] };
+    await updateTrackingComment(deps, op, `Pushed; the token was ${secret}.`, log);
+    expect(written).toHaveLength(1);
+    expect(written[0]!.where).toBe('acme/app#7');
+    expect(written[0]!.body).not.toContain(secret);
+    expect(written[0]!.body).toContain(`https://pw.example/#/op/${op.id}?tab=changes&from=${'1'.repeat(40)}`);
+  });
+
+  it('writes nothing without a pull request, and only logs a forge that fails', async () => {
+    written.length = 0;
+    await updateTrackingComment(deps, createTestOperation(), 'no PR yet', log);
+    expect(written).toEqual([]);
+    await updateTrackingComment(deps, { ...createTestOperation(), repo: 'acme/down', pullRequest }, 'note', log);
+    expect(warned).toEqual([[{ opId: 'op123456', err: 'GitHub: 502' }, 'tracking comment update failed']]);
   });
 });

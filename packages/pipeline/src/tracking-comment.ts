@@ -1,5 +1,31 @@
-import { interdiffPath, type LedgerEntry, type LedgerRound, type Operation } from '@pullwright/core';
+import { interdiffPath, type LedgerEntry, type LedgerRound, type Logger, type Operation } from '@pullwright/core';
+import type { Forge } from '@pullwright/forge';
+import type { Redactor } from '@pullwright/security';
 import { evidenceMarkdown } from './red-green.ts';
+
+interface TrackingCommentDeps {
+  forge: Pick<Forge, 'upsertTrackingComment'>;
+  redactor: Pick<Redactor, 'redact'>;
+  /** PUBLIC_URL: the interdiff links of the review ledger; none without it. */
+  publicUrl?: string | undefined;
+}
+
+/**
+ * The one writer of the PR's tracking comment: the body with `note`, always redacted and
+ * linked. Nothing without a pull request. A failed update is logged, never fatal: the
+ * operation's own record is the truth.
+ */
+export async function updateTrackingComment(
+  deps: TrackingCommentDeps,
+  op: Operation,
+  note: string,
+  log: Pick<Logger, 'warn'>,
+): Promise<void> {
+  if (!op.pullRequest) return;
+  await deps.forge
+    .upsertTrackingComment(op.repo, op.pullRequest.number, deps.redactor.redact(trackingBody(op, note, deps.publicUrl)))
+    .catch((err: unknown) => log.warn({ opId: op.id, err: (err as Error).message }, 'tracking comment update failed'));
+}
 
 /** Where the dashboard shows an operation's changes since `fromSha` (the interdiff). */
 function interdiffLink(publicUrl: string, opId: string, fromSha: string): string {

@@ -6,7 +6,7 @@ import { type MergeTrainResult, updateFromBase } from '../merge-train.ts';
 import { toCheckResults, tokenHolder } from '../operation-accounting.ts';
 import type { PipelineDeps } from '../pipeline-deps.ts';
 import { publishedPullRequestBody } from '../pull-request-body.ts';
-import { trackingBody } from '../tracking-comment.ts';
+import { updateTrackingComment } from '../tracking-comment.ts';
 
 interface MergeContext extends FrameContext {
   readonly kind: 'merge';
@@ -159,17 +159,12 @@ async function reviseConflict(
       },
     },
   );
-  await deps.forge
-    .upsertTrackingComment(
-      op.repo,
-      pr.number,
-      trackingBody(
-        running,
-        `Merging into \`${op.baseBranch}\` conflicted in ${conflict.files.map((f) => `\`${f}\``).join(', ')}. A revision redoes the change on the new base; it will need a new approval.`,
-        deps.publicUrl,
-      ),
-    )
-    .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'tracking comment update failed'));
+  await updateTrackingComment(
+    deps,
+    running,
+    `Merging into \`${op.baseBranch}\` conflicted in ${conflict.files.map((f) => `\`${f}\``).join(', ')}. A revision redoes the change on the new base; it will need a new approval.`,
+    ctx.log,
+  );
   return running;
 }
 

@@ -30,7 +30,7 @@ import { prepareStep } from '../steps/prepare-step.ts';
 import { solveWork, stopForOutcome } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { type WorkContext, workOf } from '../steps/work-context.ts';
-import { quote, trackingBody } from '../tracking-comment.ts';
+import { quote, updateTrackingComment } from '../tracking-comment.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };
@@ -127,15 +127,7 @@ const feedbackStep: Step<ReviseContext> = {
         }),
       { type: 'revision', data: { state: 'requested', requestId: job.requestId, requests: ctx.feedback.length } },
     );
-    await deps.forge
-      .upsertTrackingComment(
-        ctx.op.repo,
-        pr.number,
-        deps.redactor.redact(
-          trackingBody(ctx.op, `Revising: ${ctx.feedback.length} request(s) to address.`, deps.publicUrl),
-        ),
-      )
-      .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
+    await updateTrackingComment(deps, ctx.op, `Revising: ${ctx.feedback.length} request(s) to address.`, ctx.log);
     return { comments: ctx.feedback.length, revision: job.requestId };
   },
 };
@@ -272,19 +264,12 @@ const replyStep: Step<ReviseContext> = {
       },
     );
     const moved = headSha !== ctx.op.ledger?.find((r) => r.requestId === job.requestId)?.fromSha;
-    await deps.forge
-      .upsertTrackingComment(
-        ctx.op.repo,
-        pr.number,
-        deps.redactor.redact(
-          trackingBody(
-            ctx.op,
-            moved ? `Revision pushed as \`${short}\`.` : 'Revision done: no change was needed.',
-            deps.publicUrl,
-          ),
-        ),
-      )
-      .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
+    await updateTrackingComment(
+      deps,
+      ctx.op,
+      moved ? `Revision pushed as \`${short}\`.` : 'Revision done: no change was needed.',
+      ctx.log,
+    );
     return { replies: ctx.replies.length };
   },
 };
@@ -383,9 +368,7 @@ const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseContext> =>
     );
     if (pr) {
       const note = report ?? `The revision could not be completed; the branch is unchanged.\n\n${quote(stop.reason)}`;
-      await deps.forge
-        .upsertTrackingComment(back.repo, pr.number, deps.redactor.redact(trackingBody(back, note, deps.publicUrl)))
-        .catch((e: unknown) => ctx.log.warn({ err: (e as Error).message }, 'tracking comment update failed'));
+      await updateTrackingComment(deps, back, note, ctx.log);
     }
     return back;
   },

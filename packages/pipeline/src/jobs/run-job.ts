@@ -13,7 +13,7 @@ import { prepareStep } from '../steps/prepare-step.ts';
 import { solveStep } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { baselineOf, type WorkContext, workOf } from '../steps/work-context.ts';
-import { trackingBody } from '../tracking-comment.ts';
+import { updateTrackingComment } from '../tracking-comment.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 /** /debug: the tests that fail without the fix and pass with it. */
@@ -91,9 +91,7 @@ const publishStep: Step<WorkContext> = {
       },
       { pullRequest: pr.number, url: pr.url, headSha: pr.headSha },
     );
-    await deps.forge
-      .upsertTrackingComment(op.repo, pr.number, trackingBody(ctx.op, openedNote(ctx.op)))
-      .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'tracking comment update failed'));
+    await updateTrackingComment(deps, ctx.op, openedNote(ctx.op), ctx.log);
     // Risk of the final diff, and an approval by policy where the rules allow one.
     ctx.op = await deps.approvalPolicy.afterPullRequest(ctx.opId, await deps.workspace.diff(ws.dir, baseSha));
     return { pullRequest: pr.number, headSha: pr.headSha };
@@ -149,10 +147,7 @@ const RUN_JOB: JobDefinition<WorkContext> = {
     if (stop.status === 'cancelled') return deps.store.end(ctx.opId, stop.outcome);
     const failureReport = await failureReportOf(ctx, stop, `${ctx.op.type} failed`);
     const op = await deps.store.end(ctx.opId, stop.outcome, failureReport ? { failureReport } : {});
-    if (op.pullRequest && failureReport)
-      await deps.forge
-        .upsertTrackingComment(op.repo, op.pullRequest.number, trackingBody(op, failureReport))
-        .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'tracking comment update failed'));
+    if (failureReport) await updateTrackingComment(deps, op, failureReport, ctx.log);
     return op;
   },
   release: releaseWork,
