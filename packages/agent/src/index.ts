@@ -15,24 +15,21 @@ export {
   type ToolUseBlock,
   zeroUsage,
 } from './model-provider.ts';
+export { createModelProvider } from './providers/create-model-provider.ts';
 export {
-  BUDGET_ERROR_TYPE,
-  costOf,
-  createModelProvider,
-  DEFAULT_RETRY_POLICY,
   type ForwardedCall,
   forwardAnthropicMessages,
   forwardChatCompletions,
   type GatewayProtocol,
   type GatewaySink,
   gatewayErrorBody,
-  OpenAIProvider,
-  PRICE_TABLE,
-  type PriceTable,
-  priceTableWith,
   type RequestBody,
   upstreamAnswer,
-} from './providers/index.ts';
+} from './providers/gateway-upstream.ts';
+export { BUDGET_ERROR_TYPE } from './providers/model-provider-error.ts';
+export { OpenAIProvider } from './providers/openai-provider.ts';
+export { costOf, PRICE_TABLE, type PriceTable, priceTableWith } from './providers/price-table.ts';
+export { DEFAULT_RETRY_POLICY } from './providers/retry-options.ts';
 export { loadReplayTranscript, ReplayProvider, ReplayTranscript } from './replay-provider.ts';
 export { buildRepoMap, estimateTokens } from './repo-map.ts';
 export { numberPlan } from './role-outputs.ts';
