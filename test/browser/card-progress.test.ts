@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { type OperationEvent, withDescription } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { type CardElement, loadCard } from './load-card.ts';
 
@@ -7,13 +8,9 @@ const { renderProgress } = await loadCard<{ renderProgress: Render }>('card-prog
 
 const T0 = Date.parse('2026-11-24T10:00:00.000Z');
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
-const event = (s: number, type: string, data: Record<string, unknown>) => ({
-  id: `${s}-0`,
-  ts: at(s),
-  opId: 'op_1',
-  type,
-  data,
-});
+// As the API sends it: with its line from core's describeEvent.
+const event = (s: number, type: string, data: Record<string, unknown>) =>
+  withDescription({ id: `${s}-0`, ts: at(s), opId: 'op_1', type: type as OperationEvent['type'], data });
 const OP = { status: 'running', cancelRequested: false, createdAt: at(0), updatedAt: at(0) };
 
 describe('the "Now" card', () => {

@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { type OperationEvent, withDescription } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { type CardElement, loadCard } from './load-card.ts';
 
@@ -6,7 +7,9 @@ type Render = (e: Record<string, unknown>) => CardElement | null;
 const { renderTimelineEntry } = await loadCard<{ renderTimelineEntry: Render }>('card-timeline.js');
 
 const TS = '2026-11-24T10:11:12.000Z';
-const event = (type: string, data: Record<string, unknown>) => ({ id: '1-0', ts: TS, opId: 'op_1', type, data });
+// As the API sends it: with its line from core's describeEvent.
+const event = (type: string, data: Record<string, unknown>) =>
+  withDescription({ id: '1-0', ts: TS, opId: 'op_1', type: type as OperationEvent['type'], data });
 
 describe('a timeline line', () => {
   it('says what a status change means, with its time and the status it reached', () => {
