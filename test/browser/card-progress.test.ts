@@ -3,7 +3,7 @@ import { type OperationEvent, withDescription } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { type CardElement, loadCard } from './load-card.ts';
 
-type Render = (op: Record<string, unknown>, events: Record<string, unknown>[], now: number) => CardElement;
+type Render = (op: Record<string, unknown>, events: readonly object[], now: number) => CardElement;
 const { renderProgress } = await loadCard<{ renderProgress: Render }>('card-progress.js');
 
 const T0 = Date.parse('2026-11-24T10:00:00.000Z');
