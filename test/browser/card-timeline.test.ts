@@ -3,7 +3,7 @@ import { type OperationEvent, withDescription } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
 import { type CardElement, loadCard } from './load-card.ts';
 
-type Render = (e: Record<string, unknown>) => CardElement | null;
+type Render = (e: object) => CardElement | null;
 const { renderTimelineEntry } = await loadCard<{ renderTimelineEntry: Render }>('card-timeline.js');
 
 const TS = '2026-11-24T10:11:12.000Z';
