@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,14 @@ const ACCEPT = text(JSON.stringify({ decision: 'accept', reasons: ['small and te
 const DONE = text('Done.\n{"replies":[{"comment":"C1","outcome":"fixed","note":"Changed as asked."}]}');
 const GOOD_EDIT = tool('edit_file', { path: 'src/app.js', oldText: 'answer = 41', newText: 'answer = 42' });
 const GOOD_EDIT_AGAIN = tool('edit_file', { path: 'src/app.js', oldText: 'answer = 42', newText: 'answer = 43' });
+
+const COLLEAGUE = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Colleague',
+  GIT_AUTHOR_EMAIL: 'colleague@example.com',
+  GIT_COMMITTER_NAME: 'Colleague',
+  GIT_COMMITTER_EMAIL: 'colleague@example.com',
+};
 
 let sys: TestSystem;
 let hostDir: string;
@@ -122,6 +131,18 @@ async function openPullRequest(repo: string): Promise<Operation> {
   const op = await waitForStatus(sys, id, ['awaiting_approval', 'failed']);
   expect(op.error).toBeUndefined();
   return op;
+}
+
+/** A commit someone else pushes to `branch` on the forge (on top of it, or of main where it does not exist yet). */
+async function pushForeignCommit(repo: string, branch: string): Promise<string> {
+  const forge = sys.runtime.localForge!;
+  const dir = forge.repoDir(repo);
+  const parent = (await forge.branchSha(repo, branch)) ?? (await forge.branchSha(repo, 'main'))!;
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: COLLEAGUE }).trim();
+  const sha = git('commit-tree', `${parent}^{tree}`, '-p', parent, '-m', "A colleague's commit");
+  git('update-ref', `refs/heads/${branch}`, sha);
+  return sha;
 }
 
 type Path = 'run' | 'review' | 'comment' | 'conflict';
@@ -329,6 +350,22 @@ describe.each(PATHS)('gates on the %s path', (pathKind) => {
     await expectRefused(out, pathKind, /^budget exhausted: turn budget used \(8 of 8 model calls\)/);
     // The run spent 4 of the 8 turns before the revision: the revision had 4 left, not 8.
     expect(out.op.usage.modelCalls).toBe(8);
+  });
+
+  it("a push onto commits this operation did not make is refused: the colleague's commit stays", async () => {
+    const edit = pathKind === 'run' ? GOOD_EDIT : GOOD_EDIT_AGAIN;
+    let theirs = '';
+    const colleaguePushes = async (): Promise<Reply> => {
+      const op = (await sys.runtime.store.list({})).find((o) => o.status === 'running')!;
+      theirs = await pushForeignCommit(op.repo, op.branch!);
+      return DONE;
+    };
+    const out = await play(pathKind, [edit, colleaguePushes]);
+    expect(out.branchHead).toBe(theirs);
+    expect(out.op.status).toBe(pathKind === 'run' ? 'failed' : 'awaiting_approval');
+    expect(await reasonOf(out.op)).toMatch(
+      new RegExp(`has commits this operation did not make \\(${theirs.slice(0, 12)}\\); not overwriting them`),
+    );
   });
 
   it('a stale fencing token at push is refused: the lock was lost to another operation', async () => {
