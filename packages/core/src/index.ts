@@ -80,6 +80,7 @@ export {
 } from './operation.ts';
 export type { OperationEventDataOut } from './operation-event.ts';
 export {
+  budgetDecisionEvent,
   checkEventData,
   eventType,
   type OperationEvent,

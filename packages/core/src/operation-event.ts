@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FixReport } from './fix-report.ts';
-import { Evidence, OperationStatus, Requester } from './operation.ts';
+import { type BudgetDecision, Evidence, OperationStatus, Requester } from './operation.ts';
 import { Outcome } from './outcome.ts';
 import { Plan } from './plan.ts';
 
@@ -377,6 +377,18 @@ export type OperationEventDataOut<T extends OperationEventType> = z.output<(type
 export type OperationEventInput = {
   [T in OperationEventType]: { type: T; data?: OperationEventDataOf<T> };
 }[OperationEventType];
+
+/** The `budget_pause` event recording a person's Extend or Stop, wherever they decided (REST, dashboard, Slack). */
+export function budgetDecisionEvent(d: BudgetDecision): OperationEventInput {
+  return {
+    type: 'budget_pause',
+    data: {
+      state: d.action === 'extend' ? 'extended' : 'stopped',
+      by: d.by,
+      ...(d.action === 'extend' && d.amountUsd !== undefined ? { amountUsd: d.amountUsd } : {}),
+    },
+  };
+}
 
 /**
  * A type read from a stream that this build does not know (written by a newer version during

@@ -1,4 +1,4 @@
-import { type BudgetDecision, decideBudget, decidePlan, isPullwrightError, type PlanDecision } from '@pullwright/core';
+import { type BudgetDecision, budgetDecisionEvent, decideBudget, decidePlan, isPullwrightError, type PlanDecision } from '@pullwright/core';
 import {
   BUDGET_AMOUNT_BLOCK,
   BUDGET_AMOUNT_INPUT,
@@ -151,14 +151,7 @@ export class SlackInteractionHandler {
       }
       const d: BudgetDecision =
         actionId === BUDGET_EXTEND_ACTION ? { action: 'extend', by: user, amountUsd } : { action: 'stop', by: user };
-      await store.update(opId, (op) => decideBudget(op, d), {
-        type: 'budget_pause',
-        data: {
-          state: d.action === 'extend' ? 'extended' : 'stopped',
-          by: user,
-          ...(d.amountUsd !== undefined ? { amountUsd: d.amountUsd } : {}),
-        },
-      });
+      await store.update(opId, (op) => decideBudget(op, d), budgetDecisionEvent(d));
       return d.action === 'extend' ? 'extended' : 'stopped';
     } catch (err) {
       if (!isPullwrightError(err)) throw err;

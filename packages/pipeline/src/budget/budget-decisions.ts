@@ -1,4 +1,4 @@
-import { type BudgetDecision, decideBudget, type Operation } from '@pullwright/core';
+import { type BudgetDecision, budgetDecisionEvent, decideBudget, type Operation } from '@pullwright/core';
 import type { OperationStore } from '@pullwright/queue';
 import type { ApprovalPolicy, Caller } from '../approval-policy.ts';
 
@@ -18,13 +18,6 @@ export class BudgetDecisions {
     const requester = this.policy.identity(op.requester).id === this.policy.identity(by).id;
     if (!requester) this.policy.authorize(by, 'approve', op);
     const d: BudgetDecision = { action, by: by.user, ...(amountUsd !== undefined ? { amountUsd } : {}) };
-    return this.store.update(id, (cur) => decideBudget(cur, d), {
-      type: 'budget_pause',
-      data: {
-        state: action === 'extend' ? 'extended' : 'stopped',
-        by: by.user,
-        ...(action === 'extend' ? { amountUsd } : {}),
-      },
-    });
+    return this.store.update(id, (cur) => decideBudget(cur, d), budgetDecisionEvent(d));
   }
 }
