@@ -1,4 +1,11 @@
-import { type BudgetDecision, budgetDecisionEvent, decideBudget, decidePlan, isPullwrightError, type PlanDecision } from '@pullwright/core';
+import {
+  type BudgetDecision,
+  budgetDecisionEvent,
+  decideBudget,
+  decidePlan,
+  isPullwrightError,
+  type PlanDecision,
+} from '@pullwright/core';
 import {
   BUDGET_AMOUNT_BLOCK,
   BUDGET_AMOUNT_INPUT,
