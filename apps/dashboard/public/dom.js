@@ -1,6 +1,8 @@
 // Small DOM helpers. Every piece of data reaches the page as a text node or an attribute
 // value, never as HTML: operation text comes from people and models.
 
+import { STATUS_LABELS } from './vocabulary.js';
+
 /**
  * h('a', { href: '#/', class: 'x', onclick: fn, dataset: { id } }, 'text', child, [more])
  * Props starting with "on" become listeners; false/null/undefined children are skipped.
@@ -28,18 +30,7 @@ function append(el, children) {
   }
 }
 
-export const STATUS_LABELS = {
-  queued: 'Queued',
-  running: 'Running',
-  awaiting_approval: 'Awaiting approval',
-  approved: 'Approved',
-  merging: 'Merging',
-  merged: 'Merged',
-  rejected: 'Rejected',
-  failed: 'Failed',
-  cancelled: 'Cancelled',
-  evaluated: 'Evaluated',
-};
+export { STATUS_LABELS };
 
 export function statusBadge(status, extra = '') {
   return h(

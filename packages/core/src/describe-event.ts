@@ -156,7 +156,8 @@ const DEPLOY_LINES: { [S in OperationEventDataOut<'deploy'>['step']]: Describe<'
   finished: (d) => ({ text: `Deploy finished: ${d.status ?? 'done'}`, tone: d.status === 'failed' ? 'bad' : 'info' }),
 };
 
-const STATUS_WORDS: Record<OperationEventDataOut<'status'>['to'], string> = {
+/** An operation's status as people read it: every view's label (the dashboard's is generated from it). */
+export const STATUS_LABELS: Record<OperationEventDataOut<'status'>['to'], string> = {
   queued: 'Queued',
   running: 'Running',
   awaiting_approval: 'Awaiting approval',
@@ -190,7 +191,7 @@ const DESCRIBE: { [T in OperationEventType]: Describe<T> } = {
     const by = d.by ? ` by ${d.by}` : '';
     const why = d.reason ? `: ${firstLine(d.reason)}` : '';
     const tone = ['failed', 'rejected', 'cancelled'].includes(d.to) ? 'bad' : d.to === 'merged' ? 'good' : 'status';
-    return { text: `${STATUS_WORDS[d.to]}${as}${by}${why}`, tone };
+    return { text: `${STATUS_LABELS[d.to]}${as}${by}${why}`, tone };
   },
   step: stepLine,
   phase: (d) => {

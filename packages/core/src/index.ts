@@ -16,7 +16,7 @@ export {
 export { defineLuaCommand } from './define-lua-command.ts';
 export type { DependencyLayer } from './dependency-layer.ts';
 export type { DescribedEvent, EventDescription } from './describe-event.ts';
-export { describeEvent, withDescription } from './describe-event.ts';
+export { describeEvent, STATUS_LABELS, withDescription } from './describe-event.ts';
 export {
   type ErrorCode,
   errorOutcome,
