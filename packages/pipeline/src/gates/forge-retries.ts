@@ -1,6 +1,6 @@
 import { isPullwrightError } from '@pullwright/core';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 
 /** Backoff between attempts: 1 s, doubling, at most 30 s. */
 const FIRST_DELAY_MS = 1_000;

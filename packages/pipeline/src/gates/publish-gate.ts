@@ -8,8 +8,8 @@ import {
 } from '@pullwright/security';
 import { listPushContent } from '@pullwright/workspace';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { publishedPullRequestBody } from '../pull-request-body.ts';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
+import { publishedPullRequestBody } from '../tracking/pull-request-body.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 import { withForgeRetries } from './forge-retries.ts';
 import { publishCommits } from './publish-commits.ts';
 

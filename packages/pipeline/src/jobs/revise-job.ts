@@ -9,11 +9,10 @@ import {
 import { gitClient } from '@pullwright/workspace';
 import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { withForgeRetries } from '../gates/forge-retries.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
-import { pullRequestBody } from '../pull-request-body.ts';
 import {
   answeredEntries,
   ledgerEntry,
@@ -22,15 +21,16 @@ import {
   type RevisionReply,
   replyText,
   revisionTask,
-} from '../revision-replies.ts';
+} from '../revision/revision-replies.ts';
 import { agentStepEvent } from '../steps/agent-step-event.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
 import { solveWork, stopForOutcome } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
-import { quote, updateTrackingComment } from '../tracking-comment.ts';
+import { pullRequestBody } from '../tracking/pull-request-body.ts';
+import { quote, updateTrackingComment } from '../tracking/tracking-comment.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };

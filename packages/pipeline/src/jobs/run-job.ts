@@ -1,19 +1,19 @@
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
+import { redGreenEvidence } from '../checks/red-green.ts';
+import { RepoChecks } from '../checks/repo-checks.ts';
 import type { JobDefinition, Step } from '../frame/job-frame.ts';
 import { runJob } from '../frame/job-frame.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { withForgeRetries } from '../gates/forge-retries.ts';
 import { publishChange, pullRequestBodyFor, recordChange } from '../gates/publish-gate.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
-import { openedNote, pullRequestBody } from '../pull-request-body.ts';
-import { redGreenEvidence } from '../red-green.ts';
-import { RepoChecks } from '../repo-checks.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
 import { solveStep } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
-import { baselineOf, type WorkContext, workOf } from '../steps/work-context.ts';
-import { updateTrackingComment } from '../tracking-comment.ts';
+import { openedNote, pullRequestBody } from '../tracking/pull-request-body.ts';
+import { updateTrackingComment } from '../tracking/tracking-comment.ts';
+import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 /** /debug: the tests that fail without the fix and pass with it. */

@@ -4,17 +4,17 @@ import { branchNameFor, type Policy } from '@pullwright/core';
 import { parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
 import { gitClient } from '@pullwright/workspace';
 import { dailyCapRefusal } from '../budget/daily-cap-refusal.ts';
+import { operationBudget } from '../budget/operation-accounting.ts';
 import { spendEstimate } from '../budget/spend-estimate.ts';
+import { detectRepoCommands, RepoChecks } from '../checks/repo-checks.ts';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { WorkspaceGate } from '../gates/workspace-gate.ts';
 import { readRepositoryInstructions } from '../model-context/read-repository-instructions.ts';
-import { operationBudget } from '../operation-accounting.ts';
-import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
-import { RunRecord } from '../run-record.ts';
+import { RunRecord } from '../work/run-record.ts';
+import { TreeDependencies } from '../work/tree-dependencies.ts';
+import type { WorkContext } from '../work/work-context.ts';
 import { checkEvent } from './check-events.ts';
-import { TreeDependencies } from './tree-dependencies.ts';
-import type { WorkContext } from './work-context.ts';
 
 /**
  * prepare: the mirror fetched once, the policy fixed at claim from the base commit's
