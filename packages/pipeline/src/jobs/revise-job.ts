@@ -200,7 +200,8 @@ const revisePublishStep: Step<ReviseContext> = {
       });
       return { headSha: startSha, resumed: true };
     }
-    const { ws } = workOf(ctx);
+    const work = workOf(ctx);
+    const { ws } = work;
     if ((await deps.workspace.changedFiles(ws.dir, startSha)).length === 0) {
       // Nothing changed: a "fixed" without a change would be a false claim.
       ctx.headSha = startSha;
@@ -209,13 +210,13 @@ const revisePublishStep: Step<ReviseContext> = {
       );
     } else {
       const reviewers = [...new Set(ctx.feedback.map((f) => f.user))].join(', ');
-      ctx.headSha = await publishChange(ctx, {
+      ctx.headSha = await publishChange(ctx, work, {
         message: `revise: address review by ${reviewers}`.slice(0, 100),
         trailers: { 'Pullwright-Operation': ctx.opId, 'Pullwright-Revision': job.requestId },
         texts: [{ channel: 'pr-body', text: pullRequestBody(ctx.op, ctx.op.summary ?? '') }],
       });
       const body = pullRequestBodyFor(deps, ctx.op, ctx.headSha);
-      await withForgeRetries(ctx, 'updating the pull request', () =>
+      await withForgeRetries(ctx, work.budget, 'updating the pull request', () =>
         deps.forge.updatePullRequestBody(ctx.op.repo, pr.number, body),
       );
     }

@@ -49,10 +49,11 @@ const publishStep: Step<WorkContext> = {
   checkpoint: 'pr_opened',
   async run(ctx) {
     const { deps } = ctx;
-    const { branch, ws, baseSha } = workOf(ctx);
+    const work = workOf(ctx);
+    const { branch, ws, baseSha } = work;
     const op = ctx.op;
     const title = `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`;
-    const headSha = await publishChange(ctx, {
+    const headSha = await publishChange(ctx, work, {
       message: title,
       trailers: { 'Pullwright-Operation': op.id },
       texts: [
@@ -66,7 +67,7 @@ const publishStep: Step<WorkContext> = {
       { type: 'checkpoint', data: { step: 'pushed' } },
     );
     const body = pullRequestBodyFor(deps, ctx.op, headSha);
-    const pr = await withForgeRetries(ctx, 'opening the pull request', async () => {
+    const pr = await withForgeRetries(ctx, work.budget, 'opening the pull request', async () => {
       const pr = await deps.forge.openPullRequest({ repo: op.repo, head: branch, base: op.baseBranch, title, body });
       // A PR a crashed attempt opened for an older head gets the body of this one.
       if (pr.body !== body) await deps.forge.updatePullRequestBody(op.repo, pr.number, body);
@@ -107,7 +108,7 @@ const recordStep: Step<WorkContext> = {
   name: 'record',
   async run(ctx) {
     const op = ctx.op;
-    const headSha = await recordChange(ctx, {
+    const headSha = await recordChange(ctx, workOf(ctx), {
       message: `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`,
       trailers: { 'Pullwright-Operation': op.id },
     });
