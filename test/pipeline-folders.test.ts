@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -63,5 +63,33 @@ describe('the folders of packages/pipeline/src', () => {
     expect(mutualFolders(imports)).toEqual([
       `gates <-> steps: ${imports[1]![0]} -> ${imports[1]![1]}, ${imports[0]![0]} -> ${imports[0]![1]}`,
     ]);
+  });
+});
+
+describe('packages/pipeline/README.md', () => {
+  const readme = readFileSync(path.join(SRC, '../README.md'), 'utf8');
+  /** The README's folder list: one bullet per folder, `- \`src/<folder>/\`: …` up to the next bullet. */
+  const bullets = [...readme.matchAll(/^- `src\/([a-z-]+)\/`:([\s\S]*?)(?=^- |^$)/gm)].map(
+    (m) => [m[1]!, m[2]!] as const,
+  );
+
+  it('describes every folder of src/, and only those', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(bullets.map(([folder]) => folder).sort()).toEqual(folders.sort());
+  });
+
+  it('names only files that are in the folder it puts them in', () => {
+    const named = bullets.flatMap(([folder, text]) =>
+      [...text.matchAll(/`([a-z-]+\.ts)`/g)].map((m) => path.join(folder, m[1]!)),
+    );
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((file) => !existsSync(path.join(SRC, file)))).toEqual([]);
+  });
+
+  it('names only src/ paths that exist', () => {
+    const paths = [...readme.matchAll(/`(src\/[\w./-]+)`/g)].map((m) => m[1]!);
+    expect(paths.filter((p) => !existsSync(path.join(SRC, '..', p)))).toEqual([]);
   });
 });
