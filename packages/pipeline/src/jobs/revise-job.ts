@@ -314,7 +314,7 @@ const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseContext> =>
   }),
   steps: [
     feedbackStep,
-    prepareStep,
+    prepareStep('pull-request-head'),
     resumeStep,
     installStep,
     baselineStep,

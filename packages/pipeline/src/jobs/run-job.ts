@@ -140,7 +140,7 @@ const RUN_JOB: JobDefinition<WorkContext> = {
     return op.status === 'running' ? op : undefined;
   },
   context: (deps, op, log) => workContext(deps, op, log, 'run', op.id, 'run'),
-  steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, evidenceStep, publishStep],
+  steps: [prepareStep('base'), installStep, baselineStep, solveStep, verifyStep, evidenceStep, publishStep],
   interrupted: workInterrupted,
   async stop(ctx, stop) {
     const { deps } = ctx;
@@ -161,7 +161,7 @@ const RUN_JOB: JobDefinition<WorkContext> = {
  */
 const EVAL_RUN_JOB: JobDefinition<WorkContext> = {
   ...RUN_JOB,
-  steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, recordStep],
+  steps: [prepareStep('base'), installStep, baselineStep, solveStep, verifyStep, recordStep],
 };
 
 /** A `run` job: the operation's own field decides which definition runs, never the job's payload. */
