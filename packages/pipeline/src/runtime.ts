@@ -47,19 +47,19 @@ import {
 import { type CommandRunner, createCommandRunner, NoCommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_RULES, jobCredential, loadGitleaksConfigFile, Redactor, SecretScanner } from '@pullwright/security';
 import { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
-import { ApprovalPolicy } from './approval-policy.ts';
-import { BaselineChecks } from './baseline-checks.ts';
 import { CredentialBroker } from './broker/credential-broker.ts';
 import { GatewayMeter } from './broker/gateway-meter.ts';
 import { ModelGateway } from './broker/model-gateway.ts';
-import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL, isDemoRequest } from './demo-mode.ts';
-import { Deployer } from './deploy-operation.ts';
-import { FeatureRequests } from './feature-requests.ts';
-import { InboundEvents } from './inbound-events.ts';
-import { OperationActions } from './operation-actions.ts';
-import type { ModelSubject, PipelineDeps } from './pipeline-deps.ts';
-import { CheckResultCache } from './repo-checks.ts';
-import { ScheduledWork } from './scheduled-work.ts';
+import { BaselineChecks } from './checks/baseline-checks.ts';
+import { CheckResultCache } from './checks/repo-checks.ts';
+import { Deployer } from './deploy/deploy-operation.ts';
+import type { ModelSubject, PipelineDeps } from './frame/pipeline-deps.ts';
+import { ApprovalPolicy } from './intake/approval-policy.ts';
+import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL, isDemoRequest } from './intake/demo-mode.ts';
+import { FeatureRequests } from './intake/feature-requests.ts';
+import { InboundEvents } from './intake/inbound-events.ts';
+import { OperationActions } from './intake/operation-actions.ts';
+import { ScheduledWork } from './intake/scheduled-work.ts';
 
 /** The lock objects of one process; FileLocks and MergeLock share one subscriber connection. */
 export interface RuntimeLocks {

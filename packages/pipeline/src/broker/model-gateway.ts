@@ -14,7 +14,7 @@ import {
 import { FINAL_STATUSES, type Logger } from '@pullwright/core';
 import type { FeatureRequestStore, OperationStore } from '@pullwright/queue';
 import { jobCredentialSubject } from '@pullwright/security';
-import { budgetLimits } from '../operation-accounting.ts';
+import { budgetLimits } from '../budget/operation-accounting.ts';
 import type { GatewayMeter } from './gateway-meter.ts';
 
 /** The upstream settings the API holds (`Config['llm']` fits as it is). */

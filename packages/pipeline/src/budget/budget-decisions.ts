@@ -1,6 +1,6 @@
 import { type BudgetDecision, budgetDecisionEvent, decideBudget, type Operation } from '@pullwright/core';
 import type { OperationStore } from '@pullwright/queue';
-import type { ApprovalPolicy, Caller } from '../approval-policy.ts';
+import type { ApprovalPolicy, Caller } from '../intake/approval-policy.ts';
 
 /**
  * Extend / Stop on an operation paused at its budget's threshold (REST, dashboard). The

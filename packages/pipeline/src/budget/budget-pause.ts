@@ -1,9 +1,9 @@
 import type { BudgetPause, Operation } from '@pullwright/core';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { keepWork } from '../steps/keep-work.ts';
-import { stopReason } from '../steps/stop-reason.ts';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
-import { describeWait, waitForPerson } from '../wait-for-person.ts';
+import { keepWork } from '../work/keep-work.ts';
+import { stopReason } from '../work/stop-reason.ts';
+import { describeWait, waitForPerson } from '../work/wait-for-person.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 
 /** Issue 32: the share of the cost budget at which an operation stops to ask (policy `budgets.pause_at_percent`). */
 const DEFAULT_PAUSE_AT_PERCENT = 80;

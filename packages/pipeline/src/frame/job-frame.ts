@@ -10,8 +10,8 @@ import {
   type StepFacts,
   withoutHostPaths,
 } from '@pullwright/core';
-import { syncIssueTracking } from '../issue-tracking.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
+import { syncIssueTracking } from '../tracking/issue-tracking.ts';
+import type { PipelineDeps } from './pipeline-deps.ts';
 import { StopOperation } from './stop-operation.ts';
 
 /** The job types of the `code-operations` queue (see the job catalog in @pullwright/queue). */

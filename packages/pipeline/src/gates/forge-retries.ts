@@ -1,6 +1,7 @@
+import type { BudgetTracker } from '@pullwright/agent';
 import { isPullwrightError } from '@pullwright/core';
+import type { FrameContext } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
 
 /** Backoff between attempts: 1 s, doubling, at most 30 s. */
 const FIRST_DELAY_MS = 1_000;
@@ -12,7 +13,7 @@ function isTransientForgeFailure(err: unknown): err is Error {
 }
 
 /** The forge as people know it, never where it lives: GitHub (with its host), or the local forge. */
-function forgeName(ctx: WorkContext): string {
+function forgeName(ctx: FrameContext): string {
   if (ctx.deps.forge.name !== 'github') return 'the local forge';
   const host = /^[a-z]+:\/\/([^/]+)/i.exec(ctx.deps.forge.cloneUrl(ctx.op.repo))?.[1];
   return host ? `GitHub (${host})` : 'GitHub';
@@ -26,12 +27,12 @@ function forgeName(ctx: WorkContext): string {
  * what it answered (an HTTP status when it answered at all).
  */
 export async function withForgeRetries<T>(
-  ctx: WorkContext,
+  ctx: FrameContext,
+  budget: Pick<BudgetTracker, 'limits' | 'spent'>,
   doing: string,
   fn: (attempt: number) => Promise<T>,
 ): Promise<T> {
   const started = Date.now();
-  const { budget } = workOf(ctx);
   let delay = FIRST_DELAY_MS;
   for (let attempt = 1; ; attempt++) {
     try {

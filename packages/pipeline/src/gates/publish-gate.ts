@@ -1,3 +1,4 @@
+import type { BudgetTracker } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
 import { EVAL_CHANGE_ARTIFACT } from '@pullwright/queue';
 import {
@@ -6,12 +7,29 @@ import {
   type PublishableChange,
   scanPublishableChange,
 } from '@pullwright/security';
-import { listPushContent } from '@pullwright/workspace';
+import { listPushContent, type PreparedWorkspace } from '@pullwright/workspace';
+import type { FrameContext } from '../frame/job-frame.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { publishedPullRequestBody } from '../pull-request-body.ts';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
+import { publishedPullRequestBody } from '../tracking/pull-request-body.ts';
 import { withForgeRetries } from './forge-retries.ts';
+import type { OperationFileLocks } from './operation-file-locks.ts';
 import { publishCommits } from './publish-commits.ts';
+
+/** The job that publishes (a run, a revision): its frame, whose token pushes, the file locks it fences. */
+interface PublishingJob extends FrameContext {
+  readonly tokenHolder: string;
+  readonly locks: Pick<OperationFileLocks, 'fence'>;
+}
+
+/** What the gate reads of the prepared work: the worktree and its branch, where the change starts, the budget. */
+interface WorkToPublish {
+  readonly ws: PreparedWorkspace;
+  readonly branch: string;
+  readonly baseSha: string;
+  readonly startSha: string;
+  readonly budget: BudgetTracker;
+}
 
 /**
  * The publish gate: nothing a job wrote reaches the forge except through here. In order:
@@ -24,17 +42,18 @@ import { publishCommits } from './publish-commits.ts';
  * (withForgeRetries). Returns the new head.
  */
 export async function publishChange(
-  ctx: WorkContext,
+  ctx: PublishingJob,
+  work: WorkToPublish,
   publish: { message: string; trailers: Record<string, string>; texts?: PublishableChange['texts'] },
 ): Promise<string> {
   const { deps } = ctx;
   const { workspace } = deps;
-  const { ws, startSha, branch } = workOf(ctx);
+  const { ws, startSha, branch, budget } = work;
 
   await workspace.commitAll(ws.dir, publish.message, { ...publish.trailers, ...coAuthorTrailer(ctx) });
   const headSha = await workspace.headSha(ws.dir);
   // A fresh token: the model loop may have outlived the first one.
-  const { auth, remoteSha } = await withForgeRetries(ctx, `reading ${branch} on the forge`, async () => {
+  const { auth, remoteSha } = await withForgeRetries(ctx, budget, `reading ${branch} on the forge`, async () => {
     const auth = await deps.forge.gitAuth(ctx.op.repo, ctx.tokenHolder);
     return { auth, remoteSha: await workspace.remoteBranchSha(ws.dir, branch, auth) };
   });
@@ -45,11 +64,11 @@ export async function publishChange(
     });
   }
   const since = remoteSha ? [startSha, remoteSha] : [startSha];
-  await passGate(ctx, headSha, since, publish.texts);
+  await passGate(ctx, work, headSha, since, publish.texts);
   const published =
     remoteSha === headSha
       ? undefined
-      : await withForgeRetries(ctx, `pushing ${branch}`, (attempt) =>
+      : await withForgeRetries(ctx, budget, `pushing ${branch}`, (attempt) =>
           // An attempt whose answer was lost may have landed: then there is nothing left to do.
           publishCommits(
             deps,
@@ -75,15 +94,16 @@ export async function publishChange(
  * remote: there is nowhere else it could go. Returns the new head.
  */
 export async function recordChange(
-  ctx: WorkContext,
+  ctx: PublishingJob,
+  work: WorkToPublish,
   publish: { message: string; trailers: Record<string, string> },
 ): Promise<string> {
   const { deps } = ctx;
   const { workspace } = deps;
-  const { ws, startSha, baseSha } = workOf(ctx);
+  const { ws, startSha, baseSha } = work;
   await workspace.commitAll(ws.dir, publish.message, publish.trailers);
   const headSha = await workspace.headSha(ws.dir);
-  await passGate(ctx, headSha, [startSha]);
+  await passGate(ctx, work, headSha, [startSha]);
   await deps.artifacts.put(ctx.opId, EVAL_CHANGE_ARTIFACT, await workspace.diff(ws.dir, baseSha, { binary: true }));
   ctx.op = await deps.store.patch(
     ctx.opId,
@@ -101,13 +121,14 @@ export async function recordChange(
  * fencing tokens of every changed file's lock.
  */
 async function passGate(
-  ctx: WorkContext,
+  ctx: PublishingJob,
+  work: WorkToPublish,
   headSha: string,
   since: string[],
   texts?: PublishableChange['texts'],
 ): Promise<void> {
   const { deps } = ctx;
-  const { ws, startSha, branch, budget } = workOf(ctx);
+  const { ws, startSha, branch, budget } = work;
   let findings: OutboundFinding[];
   try {
     const content = await listPushContent(ws.dir, headSha, since);
@@ -165,7 +186,7 @@ async function passGate(
  * Credits the requester on every commit the operation makes, when their identity (IDENTITIES)
  * has an email: GitHub links a `Co-authored-by:` trailer to the account with that address.
  */
-function coAuthorTrailer(ctx: Pick<WorkContext, 'deps' | 'op'>): Record<string, string> {
+function coAuthorTrailer(ctx: Pick<FrameContext, 'deps' | 'op'>): Record<string, string> {
   const who = ctx.deps.approvalPolicy.identity(ctx.op.requester);
   return who.email ? { 'Co-authored-by': `${who.id} <${who.email}>` } : {};
 }
@@ -175,6 +196,6 @@ function coAuthorTrailer(ctx: Pick<WorkContext, 'deps' | 'op'>): Record<string, 
  * Every push rewrites it (a run's PR, every revision, every base merge), so the receipt on the
  * PR always describes its current head.
  */
-export function pullRequestBodyFor(deps: WorkContext['deps'], op: Operation, headSha: string): string {
+export function pullRequestBodyFor(deps: PipelineDeps, op: Operation, headSha: string): string {
   return publishedPullRequestBody(op, op.summary ?? '', headSha, deps.redactor, deps.verificationKey);
 }

@@ -3,10 +3,10 @@ import { buildRepoMap, type CheckRunner, type ToolContext, ToolInputError } from
 import type { Policy } from '@pullwright/core';
 import type { CommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_PROTECTED, PathGuard, type SecretScanner } from '@pullwright/security';
-import { LintGate } from '../lint-gate.ts';
-import type { OperationFileLocks } from '../operation-file-locks.ts';
-import { checkWrite } from '../secret-gate.ts';
 import { DEFAULT_FILE_OPS_PER_MINUTE, FileOperationRate } from './file-operation-rate.ts';
+import { LintGate } from './lint-gate.ts';
+import type { OperationFileLocks } from './operation-file-locks.ts';
+import { checkWrite } from './secret-gate.ts';
 
 interface WorkspaceGateOptions {
   root: string;

@@ -1,7 +1,7 @@
 import { analyzeFeature, costOf, type ModelProvider, type ModelResponse, type Parsed } from '@pullwright/agent';
 import { describeOutcome, type FeatureAnalysis, type FeatureRequest } from '@pullwright/core';
 import { dailyCapRefusal } from '../budget/daily-cap-refusal.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 
 /** Only a request waiting for its analysis takes one; a retried job finds it done and leaves it. */
 const WAITING = new Set(['new', 'analysis_failed']);

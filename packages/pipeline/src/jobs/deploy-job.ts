@@ -1,7 +1,7 @@
 import type { Operation } from '@pullwright/core';
-import { releaseFeatureRequest } from '../feature-release.ts';
 import { type FrameContext, type JobDefinition, runJob } from '../frame/job-frame.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
+import { releaseFeatureRequest } from './feature-release.ts';
 
 /** The `deploy` job: claim → deploy hook → follow status → (rollback) → release. */
 const DEPLOY_JOB: JobDefinition<FrameContext> = {

@@ -1,12 +1,12 @@
 import { FINAL_STATUSES, type Operation, transition } from '@pullwright/core';
-import { releaseFeatureRequest } from '../feature-release.ts';
+import { toCheckResults, tokenHolder } from '../budget/operation-accounting.ts';
 import { type FrameContext, type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { type MergeTrainResult, updateFromBase } from '../merge-train.ts';
-import { toCheckResults, tokenHolder } from '../operation-accounting.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
-import { publishedPullRequestBody } from '../pull-request-body.ts';
-import { updateTrackingComment } from '../tracking-comment.ts';
+import { type MergeTrainResult, updateFromBase } from '../merge/merge-train.ts';
+import { publishedPullRequestBody } from '../tracking/pull-request-body.ts';
+import { updateTrackingComment } from '../tracking/tracking-comment.ts';
+import { releaseFeatureRequest } from './feature-release.ts';
 
 interface MergeContext extends FrameContext {
   readonly kind: 'merge';

@@ -9,11 +9,10 @@ import {
 import { gitClient } from '@pullwright/workspace';
 import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { withForgeRetries } from '../gates/forge-retries.ts';
 import { publishChange, pullRequestBodyFor } from '../gates/publish-gate.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
-import { pullRequestBody } from '../pull-request-body.ts';
 import {
   answeredEntries,
   ledgerEntry,
@@ -22,15 +21,16 @@ import {
   type RevisionReply,
   replyText,
   revisionTask,
-} from '../revision-replies.ts';
+} from '../revision/revision-replies.ts';
 import { agentStepEvent } from '../steps/agent-step-event.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
 import { solveWork, stopForOutcome } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
-import { quote, updateTrackingComment } from '../tracking-comment.ts';
+import { pullRequestBody } from '../tracking/pull-request-body.ts';
+import { quote, updateTrackingComment } from '../tracking/tracking-comment.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };
@@ -200,7 +200,8 @@ const revisePublishStep: Step<ReviseContext> = {
       });
       return { headSha: startSha, resumed: true };
     }
-    const { ws } = workOf(ctx);
+    const work = workOf(ctx);
+    const { ws } = work;
     if ((await deps.workspace.changedFiles(ws.dir, startSha)).length === 0) {
       // Nothing changed: a "fixed" without a change would be a false claim.
       ctx.headSha = startSha;
@@ -209,13 +210,13 @@ const revisePublishStep: Step<ReviseContext> = {
       );
     } else {
       const reviewers = [...new Set(ctx.feedback.map((f) => f.user))].join(', ');
-      ctx.headSha = await publishChange(ctx, {
+      ctx.headSha = await publishChange(ctx, work, {
         message: `revise: address review by ${reviewers}`.slice(0, 100),
         trailers: { 'Pullwright-Operation': ctx.opId, 'Pullwright-Revision': job.requestId },
         texts: [{ channel: 'pr-body', text: pullRequestBody(ctx.op, ctx.op.summary ?? '') }],
       });
       const body = pullRequestBodyFor(deps, ctx.op, ctx.headSha);
-      await withForgeRetries(ctx, 'updating the pull request', () =>
+      await withForgeRetries(ctx, work.budget, 'updating the pull request', () =>
         deps.forge.updatePullRequestBody(ctx.op.repo, pr.number, body),
       );
     }
@@ -313,7 +314,7 @@ const REVISE_JOB = (payload: JobData<'revise'>): JobDefinition<ReviseContext> =>
   }),
   steps: [
     feedbackStep,
-    prepareStep,
+    prepareStep('pull-request-head'),
     resumeStep,
     installStep,
     baselineStep,

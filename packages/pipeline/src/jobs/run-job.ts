@@ -1,19 +1,19 @@
 import { FINAL_STATUSES, type Operation } from '@pullwright/core';
+import { redGreenEvidence } from '../checks/red-green.ts';
+import { RepoChecks } from '../checks/repo-checks.ts';
 import type { JobDefinition, Step } from '../frame/job-frame.ts';
 import { runJob } from '../frame/job-frame.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { withForgeRetries } from '../gates/forge-retries.ts';
 import { publishChange, pullRequestBodyFor, recordChange } from '../gates/publish-gate.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
-import { openedNote, pullRequestBody } from '../pull-request-body.ts';
-import { redGreenEvidence } from '../red-green.ts';
-import { RepoChecks } from '../repo-checks.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
 import { solveStep } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
-import { baselineOf, type WorkContext, workOf } from '../steps/work-context.ts';
-import { updateTrackingComment } from '../tracking-comment.ts';
+import { openedNote, pullRequestBody } from '../tracking/pull-request-body.ts';
+import { updateTrackingComment } from '../tracking/tracking-comment.ts';
+import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 /** /debug: the tests that fail without the fix and pass with it. */
@@ -49,10 +49,11 @@ const publishStep: Step<WorkContext> = {
   checkpoint: 'pr_opened',
   async run(ctx) {
     const { deps } = ctx;
-    const { branch, ws, baseSha } = workOf(ctx);
+    const work = workOf(ctx);
+    const { branch, ws, baseSha } = work;
     const op = ctx.op;
     const title = `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`;
-    const headSha = await publishChange(ctx, {
+    const headSha = await publishChange(ctx, work, {
       message: title,
       trailers: { 'Pullwright-Operation': op.id },
       texts: [
@@ -66,7 +67,7 @@ const publishStep: Step<WorkContext> = {
       { type: 'checkpoint', data: { step: 'pushed' } },
     );
     const body = pullRequestBodyFor(deps, ctx.op, headSha);
-    const pr = await withForgeRetries(ctx, 'opening the pull request', async () => {
+    const pr = await withForgeRetries(ctx, work.budget, 'opening the pull request', async () => {
       const pr = await deps.forge.openPullRequest({ repo: op.repo, head: branch, base: op.baseBranch, title, body });
       // A PR a crashed attempt opened for an older head gets the body of this one.
       if (pr.body !== body) await deps.forge.updatePullRequestBody(op.repo, pr.number, body);
@@ -107,7 +108,7 @@ const recordStep: Step<WorkContext> = {
   name: 'record',
   async run(ctx) {
     const op = ctx.op;
-    const headSha = await recordChange(ctx, {
+    const headSha = await recordChange(ctx, workOf(ctx), {
       message: `${op.type}: ${op.description.split('\n')[0]!.slice(0, 72)}`,
       trailers: { 'Pullwright-Operation': op.id },
     });
@@ -139,7 +140,7 @@ const RUN_JOB: JobDefinition<WorkContext> = {
     return op.status === 'running' ? op : undefined;
   },
   context: (deps, op, log) => workContext(deps, op, log, 'run', op.id, 'run'),
-  steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, evidenceStep, publishStep],
+  steps: [prepareStep('base'), installStep, baselineStep, solveStep, verifyStep, evidenceStep, publishStep],
   interrupted: workInterrupted,
   async stop(ctx, stop) {
     const { deps } = ctx;
@@ -160,7 +161,7 @@ const RUN_JOB: JobDefinition<WorkContext> = {
  */
 const EVAL_RUN_JOB: JobDefinition<WorkContext> = {
   ...RUN_JOB,
-  steps: [prepareStep, installStep, baselineStep, solveStep, verifyStep, recordStep],
+  steps: [prepareStep('base'), installStep, baselineStep, solveStep, verifyStep, recordStep],
 };
 
 /** A `run` job: the operation's own field decides which definition runs, never the job's payload. */

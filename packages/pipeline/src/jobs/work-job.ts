@@ -1,13 +1,13 @@
 import { blockingFailures, firstFailingTrace } from '@pullwright/agent';
 import { FINAL_STATUSES, type Logger, type Operation, Review } from '@pullwright/core';
 import { KEPT_DIFF_ARTIFACT } from '@pullwright/queue';
-import { failureReport, type ReportIssue } from '../failure-report.ts';
+import { tokenHolder } from '../budget/operation-accounting.ts';
 import type { JobDefinition } from '../frame/job-frame.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { tokenHolder } from '../operation-accounting.ts';
-import { OperationFileLocks } from '../operation-file-locks.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
-import { baselineAtEnd, type WorkContext } from '../steps/work-context.ts';
+import { OperationFileLocks } from '../gates/operation-file-locks.ts';
+import { failureReport, type ReportIssue } from '../tracking/failure-report.ts';
+import { baselineAtEnd, type WorkContext } from '../work/work-context.ts';
 
 /** The frame's context for a job that changes code, before prepare. */
 export function workContext(

@@ -1,5 +1,5 @@
 import { McpToolbox } from '@pullwright/agent';
-import { type WorkContext, workOf } from '../steps/work-context.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 
 /**
  * The MCP servers of this job's operation, started for its agent step: stdio ones in the

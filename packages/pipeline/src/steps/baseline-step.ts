@@ -1,10 +1,10 @@
 import { type BaselineCheck, failureFingerprint } from '@pullwright/agent';
 import type { CommandRunner } from '@pullwright/sandbox';
+import { type CheckResultCache, commandLines, RepoChecks, type RepoCommands } from '../checks/repo-checks.ts';
 import type { Step } from '../frame/job-frame.ts';
-import { type CheckResultCache, commandLines, RepoChecks, type RepoCommands } from '../repo-checks.ts';
-import { dependencyCacheOf, installDependencies, operationEgress } from './install-dependencies.ts';
-import { TreeDependencies } from './tree-dependencies.ts';
-import { type WorkContext, workOf } from './work-context.ts';
+import { dependencyCacheOf, installDependencies, operationEgress } from '../work/install-dependencies.ts';
+import { TreeDependencies } from '../work/tree-dependencies.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 
 /** Every check once on a tree, as a baseline entry (with the fingerprint of a failure). */
 async function runBaseline(

@@ -1,6 +1,6 @@
 import type { Step } from '../frame/job-frame.ts';
-import { dependencyCacheOf, installDependencies, operationEgress } from './install-dependencies.ts';
-import { type WorkContext, workOf } from './work-context.ts';
+import { dependencyCacheOf, installDependencies, operationEgress } from '../work/install-dependencies.ts';
+import { type WorkContext, workOf } from '../work/work-context.ts';
 
 /**
  * install: the repository's dependencies in this job's worktree, beside the model's first

@@ -9,21 +9,21 @@ import {
 import type { Operation } from '@pullwright/core';
 import { artifactAppender, TRANSCRIPT_ARTIFACT } from '@pullwright/queue';
 import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
+import { usageRecorder } from '../budget/operation-accounting.ts';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
 import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
-import { usageRecorder } from '../operation-accounting.ts';
 import {
   awaitPlanConfirmation,
   DEFAULT_PLAN_CONFIRMATION_TIMEOUT_MS,
   needsPlanConfirmation,
   planWithNote,
-} from '../plan-confirmation.ts';
+} from '../work/await-plan-confirmation.ts';
+import { keepWork } from '../work/keep-work.ts';
+import { stopReason } from '../work/stop-reason.ts';
+import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
 import { agentStepEvent } from './agent-step-event.ts';
-import { keepWork } from './keep-work.ts';
-import { stopReason } from './stop-reason.ts';
 import { checkFailureText } from './verify-step.ts';
-import { baselineOf, type WorkContext, workOf } from './work-context.ts';
 
 /** What a person asked, with its context, as the model's task. */
 function taskText(op: Operation): string {

@@ -1,8 +1,8 @@
 import { blockingFailures, type CheckRun, truncateOutput } from '@pullwright/agent';
+import { toCheckResults } from '../budget/operation-accounting.ts';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
-import { toCheckResults } from '../operation-accounting.ts';
-import { baselineOf, type WorkContext, workOf } from './work-context.ts';
+import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
 
 export function checkFailureText(run: CheckRun, redactor: { redact(s: string): string }): string {
   const why = run.timedOut ? 'timed out' : `exited with ${run.exitCode}`;

@@ -2,7 +2,7 @@ import { extractModelJson } from '@pullwright/agent';
 import type { LedgerEntry, LedgerSource, Operation } from '@pullwright/core';
 import type { ReviewFeedback } from '@pullwright/queue';
 import { z } from 'zod';
-import { outcomeText } from './tracking-comment.ts';
+import { outcomeText } from '../tracking/tracking-comment.ts';
 
 export type ReplyOutcome = 'fixed' | 'declined' | 'question';
 

@@ -2,11 +2,11 @@ import type { BaselineCheck, BudgetTracker, CheckRun, FixReportEntry, Repository
 import type { McpServer } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
 import type { PreparedWorkspace } from '@pullwright/workspace';
+import type { RepoChecks, RepoCommands } from '../checks/repo-checks.ts';
 import type { FrameContext } from '../frame/job-frame.ts';
+import type { OperationFileLocks } from '../gates/operation-file-locks.ts';
 import type { WorkspaceGate } from '../gates/workspace-gate.ts';
-import type { OperationFileLocks } from '../operation-file-locks.ts';
-import type { RepoChecks, RepoCommands } from '../repo-checks.ts';
-import type { RunRecord } from '../run-record.ts';
+import type { RunRecord } from './run-record.ts';
 import type { TreeDependencies } from './tree-dependencies.ts';
 
 /** What the prepare step sets up; every later step of a run or a revision reads it. */

@@ -5,7 +5,7 @@ import { defaultRegistries } from './default-registries.ts';
 
 /** docs/security.md's table of default registries, row by row: `manifest(s) | hosts`. */
 function documentedTable(): [manifest: string, hosts: string[]][] {
-  const doc = readFileSync(path.resolve(import.meta.dirname, '../../../docs/security.md'), 'utf8');
+  const doc = readFileSync(path.resolve(import.meta.dirname, '../../../../docs/security.md'), 'utf8');
   const start = doc.indexOf('| manifest | hosts |');
   expect(start).toBeGreaterThan(0);
   const rows = doc.slice(start).split('\n').slice(2);

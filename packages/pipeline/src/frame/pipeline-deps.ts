@@ -15,10 +15,10 @@ import type {
 import type { CommandRunner, DeploymentEgress } from '@pullwright/sandbox';
 import type { Redactor, SecretScanner } from '@pullwright/security';
 import type { DependencyCache, WorkspaceManager } from '@pullwright/workspace';
-import type { ApprovalPolicy } from './approval-policy.ts';
-import type { BaselineChecks } from './baseline-checks.ts';
-import type { Deployer } from './deploy-operation.ts';
-import type { CheckResultCache } from './repo-checks.ts';
+import type { BaselineChecks } from '../checks/baseline-checks.ts';
+import type { CheckResultCache } from '../checks/repo-checks.ts';
+import type { Deployer } from '../deploy/deploy-operation.ts';
+import type { ApprovalPolicy } from '../intake/approval-policy.ts';
 
 /** What a model is asked about: an operation (an evaluation attempt names its model), or a feature request being analysed. */
 /** What a model answers: the operation, and whether it is a revision of the operation's pull request. */

@@ -1,6 +1,6 @@
 import { decidePlan, emptyUsage, type Operation } from '@pullwright/core';
 import { describe, expect, it } from 'vitest';
-import { needsPlanConfirmation, planWithNote } from './plan-confirmation.ts';
+import { needsPlanConfirmation, planWithNote } from './await-plan-confirmation.ts';
 import { describeWait } from './wait-for-person.ts';
 
 function op(overrides: Partial<Operation> = {}): Operation {

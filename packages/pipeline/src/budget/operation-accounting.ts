@@ -2,7 +2,7 @@ import { type BudgetLimits, BudgetTracker, type CheckRun, type ModelUsage, trunc
 import type { CheckResult, Operation } from '@pullwright/core';
 import type { JobName } from '@pullwright/queue';
 import type { Redactor } from '@pullwright/security';
-import type { PipelineDeps } from './pipeline-deps.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 
 /** Service defaults, tightened or loosened per request where the request says so. */
 export function budgetLimits(defaults: BudgetLimits, overrides: Operation['budget']): BudgetLimits {

@@ -1,6 +1,6 @@
 import type { CommitSignature, Operation } from '@pullwright/core';
 import type { Redactor } from '@pullwright/security';
-import { evidenceMarkdown } from './red-green.ts';
+import { evidenceMarkdown } from '../checks/red-green.ts';
 import { signVerification, verificationBlockOf } from './verification-block.ts';
 
 /** The PR description: what was asked, what changed, what was checked. Redacted by the caller. */

@@ -1,5 +1,5 @@
 import type { Operation } from '@pullwright/core';
-import type { PipelineDeps } from './pipeline-deps.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 
 /**
  * After an operation merges, and again after its deploy: the feature request it implements

@@ -2,10 +2,10 @@ import type { OperationEvent } from '@pullwright/core';
 import { isTransientError, type Operation } from '@pullwright/core';
 import type { CheckRun } from '@pullwright/forge';
 import type { JobData, ReviewFeedback } from '@pullwright/queue';
-import { syncIssueTracking } from './issue-tracking.ts';
-import type { OperationActions } from './operation-actions.ts';
-import type { PipelineDeps } from './pipeline-deps.ts';
-import { updateTrackingComment } from './tracking-comment.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
+import type { OperationActions } from '../intake/operation-actions.ts';
+import { syncIssueTracking } from '../tracking/issue-tracking.ts';
+import { updateTrackingComment } from '../tracking/tracking-comment.ts';
 
 /** Conclusions that mean the check found a problem (not `cancelled`, `skipped` or `neutral`). */
 const FAILED = new Set(['failure', 'timed_out', 'startup_failure']);

@@ -9,9 +9,9 @@ import {
 } from '@pullwright/sandbox';
 import type { Redactor } from '@pullwright/security';
 import type { DependencyCache, DependencySpec } from '@pullwright/workspace';
+import type { InstallCommand } from '../checks/repo-checks.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
-import type { PipelineDeps } from '../pipeline-deps.ts';
-import type { InstallCommand } from '../repo-checks.ts';
 
 /** The deployment's egress settings, and who hears of each connection the proxy refused. */
 interface InstallEgress extends DeploymentEgress {

@@ -3,12 +3,12 @@ import type { CheckResult, CommitSignature, Operation } from '@pullwright/core';
 import { parseRepoPolicy } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
 import { type GitClient, gitClient, isAncestor } from '@pullwright/workspace';
-import { type PublishedCommits, publishCommits } from './gates/publish-commits.ts';
-import { tokenHolder } from './operation-accounting.ts';
-import type { PipelineDeps } from './pipeline-deps.ts';
-import { detectRepoCommands, RepoChecks, type RepoCommands } from './repo-checks.ts';
-import { checkEvent } from './steps/check-events.ts';
-import { installDependencies, operationEgress } from './steps/install-dependencies.ts';
+import { tokenHolder } from '../budget/operation-accounting.ts';
+import { detectRepoCommands, RepoChecks, type RepoCommands } from '../checks/repo-checks.ts';
+import type { PipelineDeps } from '../frame/pipeline-deps.ts';
+import { type PublishedCommits, publishCommits } from '../gates/publish-commits.ts';
+import { checkEvent } from '../steps/check-events.ts';
+import { installDependencies, operationEgress } from '../work/install-dependencies.ts';
 
 type MergeTrainDeps = Pick<
   PipelineDeps,

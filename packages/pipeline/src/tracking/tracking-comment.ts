@@ -1,7 +1,7 @@
 import { interdiffPath, type LedgerEntry, type LedgerRound, type Logger, type Operation } from '@pullwright/core';
 import type { Forge } from '@pullwright/forge';
 import type { Redactor } from '@pullwright/security';
-import { evidenceMarkdown } from './red-green.ts';
+import { evidenceMarkdown } from '../checks/red-green.ts';
 
 interface TrackingCommentDeps {
   forge: Pick<Forge, 'upsertTrackingComment'>;

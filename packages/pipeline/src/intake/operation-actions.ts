@@ -1,8 +1,8 @@
 import { type Action, type Budget, type Operation, PullwrightError } from '@pullwright/core';
 import type { CodeQueue, NewOperation, OperationStore, ReviseJobPayload } from '@pullwright/queue';
+import type { Deployer } from '../deploy/deploy-operation.ts';
 import type { ApprovalPolicy, Caller } from './approval-policy.ts';
 import { DEMO_REFUSAL, DEMO_REVISION_REFUSAL } from './demo-mode.ts';
-import type { Deployer } from './deploy-operation.ts';
 
 /**
  * What a person can do to an operation, shared by every entry point (REST, dashboard,
