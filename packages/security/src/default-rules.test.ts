@@ -282,6 +282,15 @@ describe('default rules', () => {
     expect(ids(`the access token - a value the server issues - expires after ${value.length} minutes`)).toEqual([]);
   });
 
+  it('takes a Teams incoming-webhook URL whatever the case of its ids, not one cut short', () => {
+    const guid = () => `${pick(HEX, 8)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 12)}`;
+    const url = `https://acme.webhook.office.com/webhookb2/${guid()}@${guid()}/IncomingWebhook/${pick(HEX, 32)}/${guid()}`;
+    const ids = (text: string) => scanner.scanText(text, 'src/notify.ts').map((f) => f.ruleId);
+    expect(ids(`const hook = "${url}";`)).toEqual(['microsoft-teams-webhook']);
+    expect(ids(`const hook = "${url.toUpperCase().replace('HTTPS', 'https')}";`)).toEqual(['microsoft-teams-webhook']);
+    expect(ids(`const hook = "${url.slice(0, url.lastIndexOf('/'))}";`)).not.toContain('microsoft-teams-webhook');
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
