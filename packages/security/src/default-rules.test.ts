@@ -291,6 +291,14 @@ describe('default rules', () => {
     expect(ids(`const hook = "${url.slice(0, url.lastIndexOf('/'))}";`)).not.toContain('microsoft-teams-webhook');
   });
 
+  it('reads a Mattermost token quoted right after the name, not prose after the name', () => {
+    const token = pick('abcdefghijklmnopqrstuvwxyz0123456789', 26);
+    const ids = (text: string) => scanner.scanText(text, 'notes.md').map((f) => f.ruleId);
+    expect(ids(`mattermost '${token}'`)).toEqual(['mattermost-access-token']);
+    expect(ids(`mattermost token "${token}"`)).toEqual(['mattermost-access-token']);
+    expect(ids(`the mattermost plugin reads '${token}' from its settings`)).toEqual([]);
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
