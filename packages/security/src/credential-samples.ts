@@ -212,6 +212,7 @@ structural(
     `AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=appdata;AccountKey=${s};EndpointSuffix=core.windows.net"`,
 );
 keyed('azure-openai-api-key', 'azure', 'AZURE_OPENAI_API_KEY', r(HEX, 32));
+bare('azure-entra-refresh-token', 'azure', '0.A', (p) => `${p(URLSAFE, 50)}.AgABAAAAAAD--${p(URLSAFE, 600)}`);
 keyed('beamer-api-token', 'beamer', 'BEAMER_API_KEY', (p) => `b_${p(`${LOWER_NUM}=_-`, 44)}`);
 bare('bitbucket-app-password', 'bitbucket', 'ATBB', r(ALNUM, 28));
 bare('bitbucket-data-center-access-token', 'bitbucket', 'BBDC-', r(B64, 44));

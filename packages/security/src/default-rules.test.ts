@@ -269,9 +269,9 @@ describe('default rules', () => {
 
   it('reads a long token with zero-byte runs (base64 AAAAAA), not a short value made of them', () => {
     const token = `0.${pick(URLSAFE, 40)}.AgABAAAAAAD--${pick(URLSAFE, 200)}`;
-    expect(scanner.scanText(`"refresh_token": "${token}"`, 'src/app.json').map((f) => f.ruleId)).toEqual([
+    expect(scanner.scanText(`"refresh_token": "${token}"`, 'src/app.json').map((f) => f.ruleId)).toContain(
       'generic-api-key',
-    ]);
+    );
     expect(scanner.scanText('"refresh_token": "rt_aaaaaaaaaaaaaaaa"', 'src/app.json')).toEqual([]);
   });
 
@@ -297,6 +297,18 @@ describe('default rules', () => {
     expect(ids(`mattermost '${token}'`)).toEqual(['mattermost-access-token']);
     expect(ids(`mattermost token "${token}"`)).toEqual(['mattermost-access-token']);
     expect(ids(`the mattermost plugin reads '${token}' from its settings`)).toEqual([]);
+  });
+
+  it('takes an Entra ID refresh token by its shape, without a name, and not the shape cut down', () => {
+    const token = `1.A${pick(URLSAFE, 54)}.1.AgABAwEAAAA${pick(URLSAFE, 700)}`;
+    const ids = (text: string) => scanner.scanText(text, 'README.md').map((f) => f.ruleId);
+    expect(ids(`| AADRefreshToken | Refresh token of the app | ${token} |`)).toEqual(['azure-entra-refresh-token']);
+    expect(ids(`body: grant_type=refresh_token&refresh_token=${token}&scope=openid`)).toContain(
+      'azure-entra-refresh-token',
+    );
+    // The client-info part alone, or a body too short to be an encrypted token.
+    expect(ids(`| cached | ${token.slice(0, 60)} |`)).toEqual([]);
+    expect(ids(`| cached | ${token.slice(0, 120)} |`)).toEqual([]);
   });
 
   it('ignores lock files for the generic rule', () => {
