@@ -311,6 +311,12 @@ bare(
 );
 samples.push({ ruleId: 'github-refresh-token', family: 'github', prefix: 'ghr_', secret: checksummed('ghr_') });
 keyed('github-oauth-client-secret', 'github', 'GITHUB_CLIENT_SECRET', r(HEX, 40));
+structural(
+  'github-oauth-client-pair',
+  'github',
+  r(HEX, 40),
+  (s, p) => `client = providers.GitHub('Iv1.${p(HEX, 16)}', '${s}')`,
+);
 bare('gitlab-pat', 'gitlab', 'glpat-', r(URLSAFE, 20));
 keyed('gitlab-legacy-pat', 'gitlab', 'GITLAB_TOKEN', r(ALNUM, 20));
 bare('gitlab-pipeline-trigger-token', 'gitlab', 'glptt-', r(HEX, 40));

@@ -311,6 +311,17 @@ describe('default rules', () => {
     expect(ids(`| cached | ${token.slice(0, 120)} |`)).toEqual([]);
   });
 
+  it('takes a GitHub client secret given as the second of a quoted pair after the client ID', () => {
+    const secret = pick(HEX, 40);
+    const ids = (text: string) => scanner.scanText(text, 'src/auth.py').map((f) => f.ruleId);
+    expect(ids(`github = 'Ov23li${pick(URLSAFE.slice(0, 62), 14)}', '${secret}'`)).toEqual([
+      'github-oauth-client-pair',
+    ]);
+    expect(ids(`auth = GitHub("${pick(HEX, 20)}", "${secret}")`)).toEqual(['github-oauth-client-pair']);
+    // A commit pair (40 hex after a word that is no client ID) is not one.
+    expect(ids(`github = 'compare', '${secret}'`)).toEqual([]);
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
