@@ -237,6 +237,7 @@ keyed('ibm-cos-hmac-secret', 'ibm', 'COS_HMAC_SECRET_ACCESS_KEY', r(HEX, 48));
 keyed('softlayer-api-key', 'ibm', 'SOFTLAYER_API_KEY', r(HEX, 64));
 keyed('datadog-access-token', 'datadog', 'DD_API_KEY', r(HEX, 32));
 bare('defined-networking-api-token', 'defined-networking', 'dnkey-', (p) => `${p(LOWER_NUM, 26)}-${p(LOWER_NUM, 52)}`);
+bare('deno-deploy-token', 'deno', 'ddp_', r(ALNUM, 36));
 bare('docker-access-token', 'docker', 'dckr_pat_', r(URLSAFE, 27));
 bare('digitalocean-pat', 'digitalocean', 'dop_v1_', r(HEX, 64));
 bare('digitalocean-access-token', 'digitalocean', 'doo_v1_', r(HEX, 64));
@@ -450,6 +451,7 @@ bare('anthropic-admin-api-key', 'anthropic', 'sk-ant-admin01-', (p) => `${p(URLS
 bare('perplexity-api-key', 'perplexity', 'pplx-', r(ALNUM, 48));
 bare('groq-api-key', 'groq', 'gsk_', r(ALNUM, 52));
 bare('xai-api-key', 'xai', 'xai-', r(ALNUM, 80));
+bare('pinecone-api-key', 'pinecone', 'pcsk_', (p) => `${p(ALNUM, 5)}_${p(ALNUM, 63)}`);
 bare('plaid-api-token', 'plaid', 'access-sandbox-', uuid);
 keyed('plaid-secret-key', 'plaid', 'PLAID_SECRET', r(HEX, 30));
 bare('planetscale-api-token', 'planetscale', 'pscale_tkn_', r(ALNUM, 43));
@@ -510,6 +512,12 @@ bare('stripe-webhook-secret', 'stripe', 'whsec_', r(ALNUM, 32));
 keyed('sumologic-access-token', 'sumologic', 'SUMO_ACCESS_KEY', r(ALNUM, 64));
 bare('telegram-bot-api-token', 'telegram', '', (p) => `${p('123456789', 1)}${p(DIGITS, 9)}:AA${p(URLSAFE, 33)}`);
 keyed('telegram-bot-token-assigned', 'telegram', 'TELEGRAM_BOT_TOKEN', (p) => `${p(DIGITS, 9)}:${p(ALNUM, 35)}`);
+bare(
+  'tines-webhook-url',
+  'tines',
+  'https://',
+  (p) => `${p(LOWER, 8)}.tines.com/webhook/${p(LOWER_NUM, 32)}/${p(LOWER_NUM, 32)}`,
+);
 keyed('travisci-access-token', 'travisci', 'TRAVIS_API_TOKEN', r(ALNUM, 22));
 bare('twilio-api-key', 'twilio', 'SK', r(HEX, 32));
 keyed('twilio-auth-token', 'twilio', 'TWILIO_AUTH_TOKEN', r(HEX, 32));

@@ -322,6 +322,21 @@ describe('default rules', () => {
     expect(ids(`github = 'compare', '${secret}'`)).toEqual([]);
   });
 
+  it('takes Deno Deploy, Pinecone and Tines credentials by their issued shape, not the shape cut down', () => {
+    const alnum = URLSAFE.slice(0, 62);
+    const lower = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    const ids = (text: string) => scanner.scanText(text, 'deno.json').map((f) => f.ruleId);
+    const deno = `ddo_${pick(alnum, 36)}`;
+    expect(ids(`"deploy": "deployctl deploy --project=app main.ts --token ${deno}"`)).toEqual(['deno-deploy-token']);
+    expect(ids(`"deploy": "deployctl deploy --token ${deno.slice(0, 20)}"`)).toEqual([]);
+    const pinecone = `pcsk_${pick(alnum, 6)}_${pick(alnum, 63)}`;
+    expect(ids(`primary=${pinecone} secondary=none`)).toEqual(['pinecone-api-key']);
+    expect(ids(`prefix=${pinecone.slice(0, 20)}`)).toEqual([]);
+    const tines = `https://Acme.tines.com/webhook/${pick(lower, 32)}/${pick(lower, 32)}`;
+    expect(ids(`hook: '${tines}'`)).toEqual(['tines-webhook-url']);
+    expect(ids(`hook: '${tines.slice(0, tines.lastIndexOf('/'))}'`)).toEqual([]);
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
