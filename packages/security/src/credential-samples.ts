@@ -178,6 +178,10 @@ bare('asana-personal-access-token', 'asana', '1/', (p) => `${p(DIGITS, 16)}:${p(
 keyed('asana-client-secret', 'asana', 'ASANA_CLIENT_SECRET', r(ALNUM, 32));
 bare('atlassian-api-token', 'atlassian', 'ATATT3', r(URLSAFE, 186));
 keyed('atlassian-legacy-api-token', 'atlassian', 'JIRA_API_TOKEN', r(ALNUM, 24));
+/** Atlassian Data Center: base64 of a 12-digit token id, a colon and 20 random bytes. */
+const atlassianDataCenter = (p: Pick): string =>
+  Buffer.concat([Buffer.from(`${p(DIGITS, 12)}:`), Buffer.from(p(HEX, 40), 'hex')]).toString('base64');
+keyed('atlassian-data-center-pat', 'atlassian', 'CONFLUENCE_PAT', atlassianDataCenter);
 bare(
   'authress-service-client-access-key',
   'authress',

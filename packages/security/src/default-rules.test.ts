@@ -337,6 +337,15 @@ describe('default rules', () => {
     expect(ids(`hook: '${tines.slice(0, tines.lastIndexOf('/'))}'`)).toEqual([]);
   });
 
+  it('takes a Jira or Confluence Data Center token by its encoded id and colon, not any 44 characters', () => {
+    const token = Buffer.concat([Buffer.from(`${pick('0123456789', 12)}:`), Buffer.from(pick(HEX, 40), 'hex')]);
+    const ids = (text: string) => scanner.scanText(text, 'notes.txt').map((f) => f.ruleId);
+    expect(ids(`confluence_prod=${token.toString('base64')}`)).toEqual(['atlassian-data-center-pat']);
+    // The same length of base64 whose head is not a numeric id and a colon.
+    const other = Buffer.from(pick(HEX, 66), 'hex').toString('base64');
+    expect(ids(`confluence_prod=${other}`)).not.toContain('atlassian-data-center-pat');
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
