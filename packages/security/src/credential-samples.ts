@@ -565,6 +565,7 @@ structural(
   'deploy.xml',
 );
 
+bare('langfuse-secret-key', 'langfuse', 'sk-lf-', uuid);
 bare('langsmith-api-key', 'langchain', 'lsv2_pt_', (p) => `${p(HEX, 32)}_${p(HEX, 10)}`);
 bare('voiceflow-api-key', 'voiceflow', 'VF.DM.', (p) => `${p(HEX, 24)}.${p(ALNUM, 16)}`);
 keyed('vault-approle-secret-id', 'hashicorp', 'VAULT_SECRET_ID', uuid);

@@ -346,6 +346,14 @@ describe('default rules', () => {
     expect(ids(`confluence_prod=${other}`)).not.toContain('atlassian-data-center-pat');
   });
 
+  it('takes a Langfuse secret key, not its public key or the nil-UUID stand-in', () => {
+    const uuid = `${pick(HEX, 8)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 12)}`;
+    const ids = (text: string) => scanner.scanText(text, '.env').map((f) => f.ruleId);
+    expect(ids(`LANGFUSE_SECRET_KEY=sk-lf-${uuid}`)).toContain('langfuse-secret-key');
+    expect(ids(`LANGFUSE_PUBLIC_KEY=pk-lf-${uuid}`)).not.toContain('langfuse-secret-key');
+    expect(ids('LANGFUSE_SECRET_KEY=sk-lf-00000000-0000-0000-0000-000000000000')).toEqual([]);
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
