@@ -222,6 +222,12 @@ bare('bitbucket-app-password', 'bitbucket', 'ATBB', r(ALNUM, 28));
 bare('bitbucket-data-center-access-token', 'bitbucket', 'BBDC-', r(B64, 44));
 keyed('bitbucket-client-secret', 'bitbucket', 'BITBUCKET_CLIENT_SECRET', r(ALNUM, 64));
 keyed('bittrex-api-key', 'bittrex', 'BITTREX_API_SECRET', r(ALNUM, 32));
+bare(
+  'circleci-api-token',
+  'circleci',
+  'CCIPAT_',
+  (p) => `${p('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 22)}_${p(HEX, 40)}`,
+);
 keyed('cisco-meraki-api-key', 'cisco-meraki', 'MERAKI_DASHBOARD_API_KEY', r(HEX, 40));
 bare('clickhouse-cloud-api-secret-key', 'clickhouse', '4b1d', r(ALNUM, 38));
 bare('clojars-api-token', 'clojars', 'CLOJARS_', r(LOWER_NUM, 60));

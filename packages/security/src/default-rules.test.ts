@@ -354,6 +354,15 @@ describe('default rules', () => {
     expect(ids('LANGFUSE_SECRET_KEY=sk-lf-00000000-0000-0000-0000-000000000000')).toEqual([]);
   });
 
+  it('takes CircleCI personal and project tokens in the prefixed format, not the prefix with a short tail', () => {
+    const base58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+    const ids = (text: string) => scanner.scanText(text, '.circleci/config.yml').map((f) => f.ruleId);
+    for (const prefix of ['CCIPAT_', 'CCIPRJ_']) {
+      expect(ids(`token: "${prefix}${pick(base58, 22)}_${pick(HEX, 40)}"`)).toContain('circleci-api-token');
+    }
+    expect(ids(`token: "CCIPAT_${pick(base58, 22)}_${pick(HEX, 12)}"`)).not.toContain('circleci-api-token');
+  });
+
   it('ignores lock files for the generic rule', () => {
     const text = `"resolved_auth_token": "${pick('abcdefghijklmnopqrstuvwxyz0123456789', 32)}"`;
     expect(scanner.scanText(text, 'web/package-lock.json')).toEqual([]);
