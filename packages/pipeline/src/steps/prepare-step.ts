@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { branchNameFor, type Policy } from '@pullwright/core';
+import { branchNameFor, isPullwrightError, outcomeOfError, type Policy } from '@pullwright/core';
 import { parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
-import { gitClient } from '@pullwright/workspace';
+import { gitClient, type PreparedWorkspace } from '@pullwright/workspace';
 import { dailyCapRefusal } from '../budget/daily-cap-refusal.ts';
 import { spendEstimate } from '../budget/spend-estimate.ts';
 import type { Step } from '../frame/job-frame.ts';
@@ -12,6 +12,7 @@ import { readRepositoryInstructions } from '../model-context/read-repository-ins
 import { operationBudget } from '../operation-accounting.ts';
 import { detectRepoCommands, RepoChecks } from '../repo-checks.ts';
 import { RunRecord } from '../run-record.ts';
+import { BaseCommitTree } from './base-commit-tree.ts';
 import { checkEvent } from './check-events.ts';
 import { TreeDependencies } from './tree-dependencies.ts';
 import type { WorkContext } from './work-context.ts';
@@ -22,6 +23,8 @@ import type { WorkContext } from './work-context.ts';
  * by), the branch named with the policy's prefix, a worktree on it (a run's own, resumed
  * when retried; a revision's fresh at the forge's head of the branch, whoever pushed last),
  * the install/check commands read from the base commit, the workspace gate and the budget.
+ * Everything it reads comes from the mirror's git objects, so a new run's worktree is checked
+ * out beside the model's first turn (issue 29): the gate's tools and the install wait for it.
  */
 export const prepareStep: Step<WorkContext> = {
   name: 'prepare',
@@ -58,9 +61,16 @@ export const prepareStep: Step<WorkContext> = {
         code: 'not_found',
         detail: `base branch ${ctx.op.baseBranch} does not exist in ${repo}`,
       });
-    // The base files every job reads, in one git call. The one parse of the base commit's
-    // .pullwright.yml: the policy and the check commands.
-    const [fileText, packageJson] = await workspace.readManyAt(repo, baseSha, ['.pullwright.yml', 'package.json']);
+    // The base commit from git objects: its tree listed once (manifests, instruction files, the
+    // first turn's repository map), beside the base files every job reads, in one git call.
+    // The one parse of the base commit's .pullwright.yml: the policy and the check commands.
+    const base = new BaseCommitTree(workspace, repo, baseSha);
+    const first: readonly string[] = ['.pullwright.yml', 'package.json', 'package-lock.json'];
+    const [texts] = await Promise.all([workspace.readManyAt(repo, baseSha, first), base.files()]);
+    const [fileText] = texts;
+    // The check commands' manifests: the first three from that call, any other from the tree.
+    const baseFile = (file: string) =>
+      first.includes(file) ? Promise.resolve(texts[first.indexOf(file)]) : base.read(file);
     const repoFile = fileText === undefined ? undefined : parseRepoPolicy(fileText);
     if (!ctx.op.policy) ctx.op = await deps.approvalPolicy.atClaim(ctx.opId, repoFile);
     const policy = deps.approvalPolicy.policyOf(ctx.op);
@@ -85,7 +95,12 @@ export const prepareStep: Step<WorkContext> = {
       await workspace.remove(ctx.worktreeId, repo);
       await deps.conversations.for(ctx.opId, ctx.conversation).clear();
     }
-    const ws = await workspace.prepare({
+    // A new run's worktree is checked out beside the model's first turn, which reads the base
+    // commit from git objects (issue 29); a retried run or a revision continues in a worktree
+    // that may hold work, so it is ready before anything reads it.
+    const beside =
+      ctx.kind === 'run' && !ctx.op.branch && !existsSync(path.join(workspace.worktreeDir(ctx.worktreeId), '.git'));
+    const prepared = workspace.prepare({
       opId: ctx.worktreeId,
       repo,
       cloneUrl,
@@ -96,14 +111,25 @@ export const prepareStep: Step<WorkContext> = {
       ...(ctx.op.eval ? { baseOnly: true } : {}),
       ...(auth ? { auth } : {}),
     });
+    const ws: PreparedWorkspace = beside
+      ? { dir: workspace.worktreeDir(ctx.worktreeId), branch, baseSha, resumed: false }
+      : await prepared;
     if (head && !keepsWork) await gitClient(ws.dir).raw(['reset', '--quiet', '--hard', head]);
+    // The job ends at the first waiter when the checkout failed, as it did in this step before.
+    const checkedOut = prepared.then(
+      () => undefined,
+      (err: unknown) => {
+        throw new StopOperation(
+          isPullwrightError(err)
+            ? outcomeOfError(err.code, err.message)
+            : { code: 'internal', detail: `worktree checkout failed: ${(err as Error)?.message ?? String(err)}` },
+        );
+      },
+    );
+    checkedOut.catch(() => undefined);
     const startSha = head ?? baseSha;
 
-    const commands = await detectRepoCommands(
-      repoFile,
-      (file) => (file === 'package.json' ? Promise.resolve(packageJson) : workspace.readAt(repo, baseSha, file)),
-      deps.checkTimeoutMs,
-    );
+    const commands = await detectRepoCommands(repoFile, baseFile, deps.checkTimeoutMs);
     if (!commands.checks.test)
       throw new StopOperation({
         code: 'misconfigured',
@@ -112,7 +138,12 @@ export const prepareStep: Step<WorkContext> = {
     const record = await RunRecord.open(deps.artifacts, ctx.opId, deps.redactor);
     // issue 31: what the model knows — the base commit's instruction files, and the MCP servers.
     const mcpServers = resolveMcpServers(deps.approvalPolicy.service, repoFile);
-    const instructions = await readRepositoryInstructions(workspace, repo, baseSha, repoFile);
+    const instructions = await readRepositoryInstructions(
+      { listFilesAt: () => base.files(), readManyAt: (_repo, _sha, files) => base.readMany(files) },
+      repo,
+      baseSha,
+      repoFile,
+    );
     await record.instructions(instructions);
     if (ctx.kind === 'run' && (instructions.files.length > 0 || instructions.skipped.length > 0))
       await deps.events.append(ctx.opId, 'instructions', {
@@ -143,10 +174,13 @@ export const prepareStep: Step<WorkContext> = {
       repoMapTokens: deps.repoMapTokens,
       fileOpsPerMinute: deps.fileOpsPerMinute,
       installed: () => dependencies.ready(),
+      checkedOut: () => checkedOut,
+      ...(beside ? { checkoutOf: base } : {}),
     });
     const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
     ctx.work = {
       ws,
+      checkedOut,
       branch,
       auth,
       baseSha,
@@ -182,7 +216,16 @@ export const prepareStep: Step<WorkContext> = {
         { branch, baseSha },
         { type: 'checkpoint', data: { step: 'branch', branch, baseSha } },
       );
-    return { branch, baseSha, startSha, resumed: ws.resumed, fetched, checks: Object.keys(commands.checks) };
+    return {
+      branch,
+      baseSha,
+      startSha,
+      resumed: ws.resumed,
+      // The worktree's checkout, still running.
+      ...(beside ? { beside: 'the model' } : {}),
+      fetched,
+      checks: Object.keys(commands.checks),
+    };
   },
 };
 
