@@ -127,9 +127,9 @@ export class WorkspaceManager {
       const staging = `${dir}.${process.pid}.${Date.now().toString(36)}.tmp`;
       const git = gitClient(path.dirname(dir));
       await git.raw(['init', '--bare', staging]);
-      const staged = gitClient(staging);
-      await staged.raw(['remote', 'add', 'origin', cloneUrl]);
-      await staged.raw(['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
+      // `remote add` writes the fetch refspec this needs, `+refs/heads/*:refs/remotes/origin/*`
+      // (a cold operation's first call waits for each git process here: one fewer).
+      await gitClient(staging).raw(['remote', 'add', 'origin', cloneUrl]);
       await rename(staging, dir).catch(async (err: NodeJS.ErrnoException) => {
         await rm(staging, { recursive: true, force: true });
         // Another process won the race: its mirror is as good as ours.
