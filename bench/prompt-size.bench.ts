@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildRepoMap, coderPrompt, estimateTokens, listRepoFiles } from '@pullwright/agent';
+import { buildRepoMap, coderPrompt, estimateTokens, listRepoFiles, worktreeFiles } from '@pullwright/agent';
 import { PathGuard } from '@pullwright/security';
 import type { BenchResult } from './run.ts';
 
@@ -25,7 +25,7 @@ export default async function promptSize({ smoke }: { smoke: boolean }): Promise
     const task = 'Request (debug): Worker stalls when the connection drops during moveToActive.';
 
     const started = performance.now();
-    const map = await buildRepoMap(new PathGuard(root), 2000);
+    const map = await buildRepoMap(worktreeFiles(new PathGuard(root)), 2000);
     const mapMs = performance.now() - started;
     const rollup = files.map((f) => `--- ${f} ---\n${readFileSync(path.join(root, f), 'utf8')}`).join('\n');
 

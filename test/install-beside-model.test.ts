@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Operation, OperationEvent } from '@pullwright/core';
@@ -12,6 +12,9 @@ import { waitForStatus } from './support/wait-for-status.ts';
  * end until the model has been called — it waits for a file the first model turn writes — so
  * a job that awaited the install before the model would never call it, and this test would
  * time out instead of passing. The checks, which need the dependencies, wait for the install.
+ * In the same way, a new run's worktree checkout here cannot end until the first model turn
+ * has happened: that turn is built from the mirror's base commit, and the tools wait for the
+ * checkout.
  */
 
 const PLAN = text(
@@ -29,6 +32,13 @@ const WAITING_INSTALL = [
   "const gitdir = readFileSync('.git', 'utf8').replace('gitdir:', '').trim();",
   "const go = path.join(gitdir, '..', '..', 'go');",
   'while (!existsSync(go)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);',
+  "mkdirSync('node_modules/answer-dep', { recursive: true });",
+  "writeFileSync('node_modules/answer-dep/index.js', 'export const expected = 42;\\n');",
+].join('\n');
+
+/** An install with nothing to wait for. */
+const INSTALL = [
+  "import { mkdirSync, writeFileSync } from 'node:fs';",
   "mkdirSync('node_modules/answer-dep', { recursive: true });",
   "writeFileSync('node_modules/answer-dep/index.js', 'export const expected = 42;\\n');",
 ].join('\n');
@@ -108,6 +118,48 @@ describe('install beside the model', () => {
     ).toEqual(expect.objectContaining({ how: 'installed' }));
     // The check ran against what the install wrote: 42 from node_modules.
     expect(op.checks).toEqual([expect.objectContaining({ name: 'test', passed: true })]);
+  });
+
+  it('the model is called while the worktree is checked out; its tools wait for the checkout', async () => {
+    const repo = await repository('checkout', INSTALL);
+    const workspace = sys.runtime.workspace;
+    const prepare = workspace.prepare.bind(workspace);
+    let go = () => {};
+    const signalled = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    // The worktree's checkout starts only once the first model turn has happened.
+    workspace.prepare = async (req) => {
+      await signalled;
+      return prepare(req);
+    };
+    let worktreeAtFirstCall: boolean | undefined;
+    let firstPrompt = '';
+    try {
+      const { op } = await operation(repo, [
+        async (request) => {
+          const [current] = await sys.runtime.store.list({ repo });
+          worktreeAtFirstCall = existsSync(path.join(workspace.worktreeDir(current!.id), '.git'));
+          firstPrompt = JSON.stringify(request.messages);
+          go();
+          return PLAN;
+        },
+        tool('edit_file', { path: 'app.js', oldText: 'answer = 41;', newText: 'answer = 42;' }),
+        tool('run_check', { name: 'test' }),
+        text('Done.'),
+        ACCEPT,
+      ]);
+      expect(op.error).toBeUndefined();
+      expect(op.status).toBe('awaiting_approval');
+      expect(worktreeAtFirstCall).toBe(false);
+      // The repository map of that first turn came from the base commit's git objects.
+      expect(firstPrompt).toContain('app.js');
+      expect(firstPrompt).toContain('install.js');
+      // The edit and the check ran in the worktree once it was there.
+      expect(op.checks).toEqual([expect.objectContaining({ name: 'test', passed: true })]);
+    } finally {
+      workspace.prepare = prepare;
+    }
   });
 
   it('a failed install fails the job at its first check, with the install output', async () => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PathGuard } from '@pullwright/security';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildRepoMap, estimateTokens, extractSymbols } from './repo-map.ts';
+import { buildRepoMap, estimateTokens, extractSymbols, worktreeFiles } from './repo-map.ts';
 
 describe('repo map', () => {
   let root: string;
@@ -40,12 +40,12 @@ describe('repo map', () => {
         `export function fn${i}a() {}\nexport function fn${i}b() {}\n`,
       );
     }
-    const full = await buildRepoMap(new PathGuard(root), 100_000);
+    const full = await buildRepoMap(worktreeFiles(new PathGuard(root)), 100_000);
     expect(full).toContain('src/\n  slugify.js: slugify');
     expect(full).toContain('  m1.ts: fn1a, fn1b');
     expect(full).not.toContain('dist');
 
-    const small = await buildRepoMap(new PathGuard(root), 60);
+    const small = await buildRepoMap(worktreeFiles(new PathGuard(root)), 60);
     expect(estimateTokens(small)).toBeLessThanOrEqual(60);
     expect(small).toContain('src/deep/er/ (60 files)');
     expect(small).toContain('slugify.js');

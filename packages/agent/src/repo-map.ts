@@ -79,25 +79,48 @@ function render(entries: Entry[], collapsed: Set<string>): string {
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
 /**
+ * The tree a repository map describes: its file paths, and the texts of the source files it
+ * scans for symbols. A worktree (`worktreeFiles`), or a commit read from git objects before
+ * any worktree exists (the first model turn of a new operation: see pipeline `BaseCommitTree`).
+ */
+export interface RepoFiles {
+  files(): Promise<string[]>;
+  /** The texts of those of `files` that are regular files of at most `maxBytes`, by path. */
+  texts(files: readonly string[], maxBytes: number): Promise<Map<string, string>>;
+}
+
+/** A worktree as `RepoFiles`: the files git would show, read through the guard (a symlink out of it is listed, not read). */
+export function worktreeFiles(guard: PathGuard): RepoFiles {
+  return {
+    files: () => listRepoFiles(guard.root),
+    async texts(files, maxBytes) {
+      const texts = new Map<string, string>();
+      for (const file of files) {
+        const abs = await guard.resolveForRead(file).catch(() => undefined);
+        const info = abs ? await stat(abs).catch(() => undefined) : undefined;
+        if (info?.isFile() && info.size <= maxBytes) texts.set(file, await readFile(abs!, 'utf8'));
+      }
+      return texts;
+    },
+  };
+}
+
+/**
  * A compact map of the repository — files with their top-level symbols — that fits in
  * `budgetTokens`. When it does not fit, symbols go first (from the files with the most),
  * then the deepest directories collapse into one line each. The model reads files on
  * request instead of receiving the whole codebase.
  */
-export async function buildRepoMap(guard: PathGuard, budgetTokens = 2000): Promise<string> {
-  const files = await listRepoFiles(guard.root);
-  const entries: Entry[] = [];
-  for (const file of files) {
-    let symbols: string[] = [];
-    if (LANGUAGE_BY_EXT[path.extname(file)]) {
-      // Read through the guard: a symlink out of the worktree is not read (it is still listed).
-      const abs = await guard.resolveForRead(file).catch(() => undefined);
-      const info = abs ? await stat(abs).catch(() => undefined) : undefined;
-      if (info?.isFile() && info.size <= MAX_SCANNED_BYTES)
-        symbols = extractSymbols(file, await readFile(abs!, 'utf8'));
-    }
-    entries.push({ file, symbols });
-  }
+export async function buildRepoMap(tree: RepoFiles, budgetTokens = 2000): Promise<string> {
+  const files = await tree.files();
+  const texts = await tree.texts(
+    files.filter((file) => LANGUAGE_BY_EXT[path.extname(file)]),
+    MAX_SCANNED_BYTES,
+  );
+  const entries: Entry[] = files.map((file) => {
+    const text = texts.get(file);
+    return { file, symbols: text === undefined ? [] : extractSymbols(file, text) };
+  });
   // A directory's own files first, then its subdirectories: one header per directory.
   entries.sort((a, b) => {
     const da = path.posix.dirname(a.file);

@@ -23,7 +23,7 @@ export const StepFacts = z.object({
   checks: z.union([names, z.record(z.string(), z.boolean())]).optional(),
   /** baseline: read from the cache of an earlier run on the same base. */
   cached: z.boolean().optional(),
-  /** install, baseline: the work runs beside the model. */
+  /** install, baseline, and a new run's prepare (its worktree's checkout): the work runs beside the model. */
   beside: z.string().optional(),
   command: z.string().optional(),
   /** install: how the dependencies came (installed, restored, layered, none). */

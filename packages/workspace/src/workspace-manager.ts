@@ -29,6 +29,14 @@ interface PrepareRequest {
   baseOnly?: boolean;
 }
 
+/** One entry of a commit's tree: `mode` is git's (`100644`, `100755`, `120000` a symlink, `160000` a submodule). */
+export interface TreeEntry {
+  path: string;
+  mode: string;
+  /** Bytes of a blob; 0 for a submodule. */
+  size: number;
+}
+
 export interface PreparedWorkspace {
   dir: string;
   branch: string;
@@ -119,9 +127,9 @@ export class WorkspaceManager {
       const staging = `${dir}.${process.pid}.${Date.now().toString(36)}.tmp`;
       const git = gitClient(path.dirname(dir));
       await git.raw(['init', '--bare', staging]);
-      const staged = gitClient(staging);
-      await staged.raw(['remote', 'add', 'origin', cloneUrl]);
-      await staged.raw(['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
+      // `remote add` writes the fetch refspec this needs, `+refs/heads/*:refs/remotes/origin/*`
+      // (a cold operation's first call waits for each git process here: one fewer).
+      await gitClient(staging).raw(['remote', 'add', 'origin', cloneUrl]);
       await rename(staging, dir).catch(async (err: NodeJS.ErrnoException) => {
         await rm(staging, { recursive: true, force: true });
         // Another process won the race: its mirror is as good as ours.
@@ -265,6 +273,24 @@ export class WorkspaceManager {
   async listFilesAt(repo: string, sha: string): Promise<string[]> {
     const out = await gitClient(this.mirrorDir(repo)).raw(['ls-tree', '-r', '-z', '--name-only', '--full-tree', sha]);
     return out.split('\0').filter(Boolean);
+  }
+
+  /**
+   * Every entry of the commit `sha`'s tree in the mirror, with its mode and (for a blob) its
+   * size: what a reader of that commit needs to tell a regular file from a symlink or a
+   * submodule, and a large file from a small one, without a worktree.
+   */
+  async treeAt(repo: string, sha: string): Promise<TreeEntry[]> {
+    const out = await gitClient(this.mirrorDir(repo)).raw(['ls-tree', '-r', '-l', '-z', '--full-tree', sha]);
+    return out
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => {
+        // `<mode> <type> <oid> <size>\t<path>`: the size is `-` for a submodule.
+        const tab = line.indexOf('\t');
+        const [mode = '', , , size = '-'] = line.slice(0, tab).split(/\s+/);
+        return { path: line.slice(tab + 1), mode, size: size === '-' ? 0 : Number(size) };
+      });
   }
 
   /**

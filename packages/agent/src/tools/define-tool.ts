@@ -23,10 +23,12 @@ export interface ToolContext {
   /** Called after each successful write, with the repo-relative path (locks, secret scan, bookkeeping). */
   onWrite?: (relPath: string, content: string | null) => Promise<void>;
   /**
-   * Before each file operation (every tool but `run_check`): throws a `ToolInputError` the
-   * model reads when the operation's file-operation rate is used up (see pipeline `WorkspaceGate`).
+   * Before each file operation (every tool but `run_check`): waits while the worktree is still
+   * being checked out (the first model turn goes out before it exists), and throws a
+   * `ToolInputError` the model reads when the operation's file-operation rate is used up (see
+   * pipeline `WorkspaceGate`).
    */
-  beforeFileOperation?: (tool: string) => void;
+  beforeFileOperation?: (tool: string) => void | Promise<void>;
   /** Lints one file after an edit; returns the problems the edit added, or nothing. */
   lintFile?: (relPath: string) => Promise<string | undefined>;
   signal?: AbortSignal;
@@ -79,7 +81,7 @@ export function defineTool<S extends z.ZodType>(def: {
         return { content: `Invalid input for ${def.name}: ${problems}`, isError: true };
       }
       try {
-        if (def.fileOperation !== false) ctx.beforeFileOperation?.(def.name);
+        if (def.fileOperation !== false) await ctx.beforeFileOperation?.(def.name);
         return { content: truncateOutput(await def.run(parsed.data, ctx)), isError: false };
       } catch (err) {
         if (err instanceof ToolInputError || isPullwrightError(err)) {

@@ -1,5 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { buildRepoMap, type CheckRunner, type ToolContext, ToolInputError } from '@pullwright/agent';
+import {
+  buildRepoMap,
+  type CheckRunner,
+  type RepoFiles,
+  type ToolContext,
+  ToolInputError,
+  worktreeFiles,
+} from '@pullwright/agent';
 import type { Policy } from '@pullwright/core';
 import type { CommandRunner } from '@pullwright/sandbox';
 import { DEFAULT_PROTECTED, PathGuard, type SecretScanner } from '@pullwright/security';
@@ -26,6 +33,14 @@ interface WorkspaceGateOptions {
    * the commit as it was, never a model's edit. A failed install rejects with its reason.
    */
   installed?: () => Promise<unknown>;
+  /**
+   * Resolves once `root` holds the worktree: a new operation's first model turn goes out while
+   * it is checked out (issue 29), and every tool, read and check waits for it. A failed
+   * checkout rejects with the job's end.
+   */
+  checkedOut?: () => Promise<unknown>;
+  /** The commit the worktree is checked out from, read from git objects: the repository map needs no worktree. */
+  checkoutOf?: RepoFiles;
 }
 
 /**
@@ -54,25 +69,40 @@ export class WorkspaceGate {
   /** The tool context every model loop of this job works with. */
   toolContext(): ToolContext {
     const lint = this.#lint;
+    const checks = this.options.checks;
     return {
       root: this.options.root,
       guard: this.guard,
-      checks: this.options.checks,
+      checks: {
+        names: () => checks.names(),
+        run: async (name, signal) => {
+          await this.#checkedOut();
+          return checks.run(name, signal);
+        },
+      },
       onWrite: (rel, content) => this.#beforeWrite(rel, content),
-      beforeFileOperation: (tool) => this.#countFileOperation(tool),
+      beforeFileOperation: async (tool) => {
+        await this.#checkedOut();
+        this.#countFileOperation(tool);
+      },
       ...(lint ? { lintFile: (rel: string) => lint.afterWrite(rel) } : {}),
     };
   }
 
   /** A file's text as the model may see it, or undefined when it is missing or refused. */
   async readFile(rel: string): Promise<string | undefined> {
+    await this.#checkedOut();
     const abs = await this.guard.resolveForRead(rel).catch(() => undefined);
     return abs === undefined ? undefined : readFile(abs, 'utf8').catch(() => undefined);
   }
 
-  /** The repository map, read through the same guard (a symlinked file is not read). */
+  /**
+   * The repository map: of the commit the worktree is being checked out from when there is
+   * one (the same files, from git objects: the first model turn need not wait for the
+   * checkout), else of the worktree, read through the same guard (a symlinked file is not read).
+   */
   repoMap(): Promise<string> {
-    return buildRepoMap(this.guard, this.options.repoMapTokens);
+    return buildRepoMap(this.options.checkoutOf ?? worktreeFiles(this.guard), this.options.repoMapTokens);
   }
 
   /** Locks the files a plan declares, through the operation's locks. */
@@ -95,7 +125,12 @@ export class WorkspaceGate {
     );
   }
 
+  async #checkedOut(): Promise<void> {
+    await this.options.checkedOut?.();
+  }
+
   async #beforeWrite(rel: string, content: string | null): Promise<void> {
+    await this.#checkedOut();
     await this.options.installed?.();
     await this.options.locks.lockForWrite(this.guard.normalize(rel));
     const before = await readFile(await this.guard.resolveForWrite(rel), 'utf8').catch(() => undefined);

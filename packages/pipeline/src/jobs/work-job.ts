@@ -48,6 +48,8 @@ export const releaseWork: JobDefinition<WorkContext>['release'] = async (ctx, fi
   const { deps, log } = ctx;
   // A baseline still running beside the model ends with the job (and gives back its checkout).
   await baselineAtEnd(ctx);
+  // A worktree still checking out beside the model is finished before it is removed or pooled.
+  await ctx.work?.checkedOut.catch(() => undefined);
   await ctx.work?.dependencies.release().catch((err) => log.warn({ err }, 'dependency layer cleanup failed'));
   await ctx.locks.release().catch((err) => log.warn({ err }, 'file lock release failed'));
   await deps.forge.revokeToken(ctx.op.repo, ctx.tokenHolder).catch((err) => log.warn({ err }, 'token revoke failed'));

@@ -4,7 +4,8 @@ import { type WorkContext, workOf } from '../work/work-context.ts';
 
 /**
  * install: the repository's dependencies in this job's worktree, beside the model's first
- * turns (issue 29): planning needs none, so the model starts as soon as the worktree exists.
+ * turns (issue 29): planning needs none, so the model starts before it (and, for a new run,
+ * before the worktree's checkout, which the install waits for).
  * The worktree's commands (checks, lint, verification) wait for it through the tree's runner,
  * and a failed install fails the job at the first of them, with the install's output. A
  * `step` event (`state: 'ready'`) says when it is done and how (cache layer, copy, install).
@@ -13,9 +14,11 @@ export const installStep: Step<WorkContext> = {
   name: 'install',
   async run(ctx) {
     const { deps } = ctx;
-    const { commands, ws, baseSha, dependencies } = workOf(ctx);
+    const { commands, ws, baseSha, dependencies, checkedOut } = workOf(ctx);
     const started = Date.now();
     dependencies.begin(async (signal) => {
+      // A new run's worktree may still be checking out beside the model's first turn.
+      await checkedOut;
       const cached = await dependencyCacheOf(deps, ctx.op.repo, baseSha);
       const installed = await installDependencies(
         deps.runner,

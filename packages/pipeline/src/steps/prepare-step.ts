@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { branchNameFor, type Policy, type StepFacts } from '@pullwright/core';
+import { branchNameFor, isPullwrightError, outcomeOfError, type Policy, type StepFacts } from '@pullwright/core';
 import { parseRepoPolicy, resolveMcpServers } from '@pullwright/policy';
-import { gitClient } from '@pullwright/workspace';
+import { gitClient, type PreparedWorkspace } from '@pullwright/workspace';
 import { dailyCapRefusal } from '../budget/daily-cap-refusal.ts';
 import { operationBudget } from '../budget/operation-accounting.ts';
 import { spendEstimate } from '../budget/spend-estimate.ts';
@@ -14,6 +14,7 @@ import { readRepositoryInstructions } from '../model-context/read-repository-ins
 import { RunRecord } from '../work/run-record.ts';
 import { TreeDependencies } from '../work/tree-dependencies.ts';
 import type { WorkContext } from '../work/work-context.ts';
+import { BaseCommitTree } from './base-commit-tree.ts';
 import { checkEvent } from './check-events.ts';
 
 /**
@@ -28,6 +29,8 @@ type WorkStart = 'base' | 'pull-request-head';
  * by), the branch named with the policy's prefix, a worktree on it (a run's own, resumed
  * when retried; a revision's fresh at the forge's head of the branch, whoever pushed last),
  * the install/check commands read from the base commit, the workspace gate and the budget.
+ * Everything it reads comes from the mirror's git objects, so a new run's worktree is checked
+ * out beside the model's first turn (issue 29): the gate's tools and the install wait for it.
  */
 export function prepareStep(start: WorkStart): Step<WorkContext> {
   return { name: 'prepare', checkpoint: 'prepared', run: (ctx) => prepare(ctx, start) };
@@ -65,9 +68,16 @@ async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {
       code: 'not_found',
       detail: `base branch ${ctx.op.baseBranch} does not exist in ${repo}`,
     });
-  // The base files every job reads, in one git call. The one parse of the base commit's
-  // .pullwright.yml: the policy and the check commands.
-  const [fileText, packageJson] = await workspace.readManyAt(repo, baseSha, ['.pullwright.yml', 'package.json']);
+  // The base commit from git objects: its tree listed once (manifests, instruction files, the
+  // first turn's repository map), beside the base files every job reads, in one git call.
+  // The one parse of the base commit's .pullwright.yml: the policy and the check commands.
+  const base = new BaseCommitTree(workspace, repo, baseSha);
+  const first: readonly string[] = ['.pullwright.yml', 'package.json', 'package-lock.json'];
+  const [texts] = await Promise.all([workspace.readManyAt(repo, baseSha, first), base.files()]);
+  const [fileText] = texts;
+  // The check commands' manifests: the first three from that call, any other from the tree.
+  const baseFile = (file: string) =>
+    first.includes(file) ? Promise.resolve(texts[first.indexOf(file)]) : base.read(file);
   const repoFile = fileText === undefined ? undefined : parseRepoPolicy(fileText);
   if (!ctx.op.policy) ctx.op = await deps.approvalPolicy.atClaim(ctx.opId, repoFile);
   const policy = deps.approvalPolicy.policyOf(ctx.op);
@@ -78,6 +88,7 @@ async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {
 
   const branch = ctx.op.branch ?? (start === 'base' ? branchNameFor(ctx.op, policy.branches.prefix) : undefined);
   if (!branch) throw new StopOperation({ code: 'not_found', detail: 'nothing to revise: the operation has no branch' });
+  // A revision starts at the forge's head of the branch, whoever pushed last.
   const head = start === 'pull-request-head' ? await workspace.branchSha(repo, branch) : undefined;
   if (start === 'pull-request-head' && !head)
     throw new StopOperation({
@@ -89,7 +100,12 @@ async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {
     await workspace.remove(ctx.worktreeId, repo);
     await deps.conversations.for(ctx.opId, ctx.conversation).clear();
   }
-  const ws = await workspace.prepare({
+  // A new run's worktree is checked out beside the model's first turn, which reads the base
+  // commit from git objects (issue 29); a retried run or a revision continues in a worktree
+  // that may hold work, so it is ready before anything reads it.
+  const beside =
+    start === 'base' && !ctx.op.branch && !existsSync(path.join(workspace.worktreeDir(ctx.worktreeId), '.git'));
+  const prepared = workspace.prepare({
     opId: ctx.worktreeId,
     repo,
     cloneUrl,
@@ -100,14 +116,25 @@ async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {
     ...(ctx.op.eval ? { baseOnly: true } : {}),
     ...(auth ? { auth } : {}),
   });
+  const ws: PreparedWorkspace = beside
+    ? { dir: workspace.worktreeDir(ctx.worktreeId), branch, baseSha, resumed: false }
+    : await prepared;
   if (head && !keepsWork) await gitClient(ws.dir).raw(['reset', '--quiet', '--hard', head]);
+  // The job ends at the first waiter when the checkout failed, as it did in this step before.
+  const checkedOut = prepared.then(
+    () => undefined,
+    (err: unknown) => {
+      throw new StopOperation(
+        isPullwrightError(err)
+          ? outcomeOfError(err.code, err.message)
+          : { code: 'internal', detail: `worktree checkout failed: ${(err as Error)?.message ?? String(err)}` },
+      );
+    },
+  );
+  checkedOut.catch(() => undefined);
   const startSha = head ?? baseSha;
 
-  const commands = await detectRepoCommands(
-    repoFile,
-    (file) => (file === 'package.json' ? Promise.resolve(packageJson) : workspace.readAt(repo, baseSha, file)),
-    deps.checkTimeoutMs,
-  );
+  const commands = await detectRepoCommands(repoFile, baseFile, deps.checkTimeoutMs);
   if (!commands.checks.test)
     throw new StopOperation({
       code: 'misconfigured',
@@ -116,7 +143,12 @@ async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {
   const record = await RunRecord.open(deps.artifacts, ctx.opId, deps.redactor);
   // issue 31: what the model knows — the base commit's instruction files, and the MCP servers.
   const mcpServers = resolveMcpServers(deps.approvalPolicy.service, repoFile);
-  const instructions = await readRepositoryInstructions(workspace, repo, baseSha, repoFile);
+  const instructions = await readRepositoryInstructions(
+    { listFilesAt: () => base.files(), readManyAt: (_repo, _sha, files) => base.readMany(files) },
+    repo,
+    baseSha,
+    repoFile,
+  );
   await record.instructions(instructions);
   if (start === 'base' && (instructions.files.length > 0 || instructions.skipped.length > 0))
     await deps.events.append(ctx.opId, 'instructions', {
@@ -147,10 +179,13 @@ async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {
     repoMapTokens: deps.repoMapTokens,
     fileOpsPerMinute: deps.fileOpsPerMinute,
     installed: () => dependencies.ready(),
+    checkedOut: () => checkedOut,
+    ...(beside ? { checkoutOf: base } : {}),
   });
   const budget = operationBudget(deps, ctx.op, policy.budgets, () => Date.now() - ctx.confirmationWaitMs);
   ctx.work = {
     ws,
+    checkedOut,
     branch,
     auth,
     baseSha,
@@ -186,7 +221,16 @@ async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {
       { branch, baseSha },
       { type: 'checkpoint', data: { step: 'branch', branch, baseSha } },
     );
-  return { branch, baseSha, startSha, resumed: ws.resumed, fetched, checks: Object.keys(commands.checks) };
+  return {
+    branch,
+    baseSha,
+    startSha,
+    resumed: ws.resumed,
+    // The worktree's checkout, still running.
+    ...(beside ? { beside: 'the model' } : {}),
+    fetched,
+    checks: Object.keys(commands.checks),
+  };
 }
 
 /** The spend estimate on the operation and in its events (dashboard, Slack), beside the cost budget it runs under. */

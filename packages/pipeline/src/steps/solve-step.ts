@@ -108,11 +108,13 @@ type SolveJob = Pick<
 export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveResult> {
   const { deps, opId } = ctx;
   const { store, events, redactor } = deps;
-  const { ws, gate, budget, startSha, record, instructions } = workOf(ctx);
+  const { ws, checkedOut, gate, budget, startSha, record, instructions, mcpServers } = workOf(ctx);
   // Before the MCP servers open: a provider that cannot be made (the demo refusing a revision) leaves nothing open.
   const provider = deps.createProvider(ctx.kind === 'revise' ? { ...ctx.op, revision: true } : ctx.op);
   const repoMap = await gate.repoMap();
   // issue 31: the team's MCP servers for this step (closed when it ends), the instructions read at prepare.
+  // They run in the worktree: with servers, the first turn waits for its checkout (issue 29).
+  if (mcpServers.length > 0) await checkedOut;
   const mcp = await openJobToolbox(ctx);
   const result = await solveRequest({
     ...job,
@@ -125,8 +127,8 @@ export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveR
     budget,
     maxRepairs: deps.maxRepairs,
     editMode: deps.editMode,
-    diff: () => deps.workspace.diff(ws.dir, startSha),
-    changedFiles: () => deps.workspace.changedFiles(ws.dir, startSha),
+    diff: () => checkedOut.then(() => deps.workspace.diff(ws.dir, startSha)),
+    changedFiles: () => checkedOut.then(() => deps.workspace.changedFiles(ws.dir, startSha)),
     readFile: (rel) => gate.readFile(rel),
     transcript: operationTranscript(deps, opId),
     shouldStop: () => stopOrPauseAtBudget(ctx),
@@ -139,6 +141,8 @@ export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveR
     onUsage: usageRecorder(deps, ctx.op, budget),
   }).finally(() => mcp.close());
   ctx.fixReports = result.fixReports;
+  // The steps after the model's (verification, publishing) work in the worktree.
+  await checkedOut;
   return result;
 }
 

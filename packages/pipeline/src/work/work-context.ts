@@ -12,6 +12,12 @@ import type { TreeDependencies } from './tree-dependencies.ts';
 /** What the prepare step sets up; every later step of a run or a revision reads it. */
 export interface PreparedWork {
   ws: PreparedWorkspace;
+  /**
+   * Resolves once `ws.dir` holds the worktree. A new run's is checked out beside the model's
+   * first turn (issue 29): the workspace gate's tools, reads and checks wait for it, and so
+   * does the install. Rejects with the job's end (a StopOperation) when the checkout failed.
+   */
+  checkedOut: Promise<void>;
   branch: string;
   auth: GitAuth | undefined;
   /** The base commit: what the checks' baseline and the PR's diff are measured against. */
