@@ -161,13 +161,14 @@ const reviseAgentStep: Step<ReviseContext> = {
   async run(ctx) {
     if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
     const { deps } = ctx;
-    const { gate, ws, baseSha } = workOf(ctx);
+    const work = workOf(ctx);
+    const { gate, ws, baseSha } = work;
     // issue 31: the instructions reaching the files the review names and the branch changed (text mode shows them).
     const touched = gate.normalize([
       ...ctx.feedback.flatMap((f) => (f.path ? [f.path] : [])),
       ...(await deps.workspace.changedFiles(ws.dir, baseSha)),
     ]);
-    const result = await solveWork(ctx, {
+    const result = await solveWork(ctx, work, {
       type: 'revise',
       task: revisionTask(ctx.op, ctx.feedback),
       targetFiles: [...new Set(touched)],
@@ -177,7 +178,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       mustStayGreen: ctx.op.checks.filter((c) => c.passed).map((c) => c.name),
     });
     if (result.outcome !== 'ready' && result.outcome !== 'no_changes')
-      throw await stopForOutcome(ctx, { ...result, outcome: result.outcome });
+      throw await stopForOutcome(ctx, work, { ...result, outcome: result.outcome });
     if (result.outcome === 'ready') ctx.finalChecks = result.checks;
     ctx.replies = parseReplies(deps.redactor.redact(result.summary), ctx.feedback);
     return { outcome: result.outcome, repairs: result.repairs };

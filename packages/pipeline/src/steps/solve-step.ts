@@ -21,7 +21,7 @@ import {
 } from '../work/await-plan-confirmation.ts';
 import { keepWork } from '../work/keep-work.ts';
 import { stopReason } from '../work/stop-reason.ts';
-import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
+import { baselineOf, type PreparedWork, type WorkContext, workOf } from '../work/work-context.ts';
 import { agentStepEvent } from './agent-step-event.ts';
 import { checkFailureText } from './verify-step.ts';
 
@@ -105,15 +105,15 @@ type SolveJob = Pick<
  * rounds, the team's MCP tools and the event stream are the same for both, and the job's
  * journal (`ctx.conversation`) lets a retried job continue from its last completed turn.
  */
-export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveResult> {
+export async function solveWork(ctx: WorkContext, work: PreparedWork, job: SolveJob): Promise<SolveResult> {
   const { deps, opId } = ctx;
   const { store, events, redactor } = deps;
-  const { ws, gate, budget, startSha, record, instructions } = workOf(ctx);
+  const { ws, gate, budget, startSha, record, instructions } = work;
   // Before the MCP servers open: a provider that cannot be made (the demo refusing a revision) leaves nothing open.
   const provider = deps.createProvider(ctx.kind === 'revise' ? { ...ctx.op, revision: true } : ctx.op);
   const repoMap = await gate.repoMap();
   // issue 31: the team's MCP servers for this step (closed when it ends), the instructions read at prepare.
-  const mcp = await openJobToolbox(ctx);
+  const mcp = await openJobToolbox(ctx, work);
   const result = await solveRequest({
     ...job,
     instructions,
@@ -129,7 +129,7 @@ export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveR
     changedFiles: () => deps.workspace.changedFiles(ws.dir, startSha),
     readFile: (rel) => gate.readFile(rel),
     transcript: operationTranscript(deps, opId),
-    shouldStop: () => stopOrPauseAtBudget(ctx),
+    shouldStop: () => stopOrPauseAtBudget(ctx, work),
     readInbox: () => readInbox(ctx),
     onStep: agentStepEvent(events, opId),
     onModelCall: (call) => record.modelCall(call),
@@ -155,10 +155,11 @@ export const solveStep: Step<WorkContext> = {
     const { deps } = ctx;
     const { store, events, redactor } = deps;
     const opId = ctx.opId;
-    const { gate, record } = workOf(ctx);
+    const work = workOf(ctx);
+    const { gate, record } = work;
     const policy = deps.approvalPolicy.policyOf(ctx.op);
     const targets = targetFilesOf(ctx);
-    const result = await solveWork(ctx, {
+    const result = await solveWork(ctx, work, {
       targetFiles: targets,
       type: ctx.op.type,
       task: taskText(ctx.op),
@@ -217,7 +218,7 @@ export const solveStep: Step<WorkContext> = {
       },
       { type: 'checkpoint', data: { step: 'agent_result', outcome: result.outcome } },
     );
-    if (result.outcome !== 'ready') throw await stopForOutcome(ctx, { ...result, outcome: result.outcome });
+    if (result.outcome !== 'ready') throw await stopForOutcome(ctx, work, { ...result, outcome: result.outcome });
     ctx.finalChecks = result.checks;
     return { outcome: result.outcome, repairs: result.repairs };
   },
@@ -226,6 +227,7 @@ export const solveStep: Step<WorkContext> = {
 /** Maps an unfinished agent run to the operation's end, with the data a person needs. */
 export async function stopForOutcome(
   ctx: WorkContext,
+  work: Pick<PreparedWork, 'ws' | 'startSha'>,
   result: SolveResult & { outcome: Exclude<SolveOutcome, 'ready'> },
 ): Promise<StopOperation> {
   const { redactor } = ctx.deps;
@@ -234,7 +236,7 @@ export async function stopForOutcome(
   const failing = result.newFailures[0] ? `\n${checkFailureText(result.newFailures[0], redactor)}` : '';
   const detail = `${reason}${failing}`;
   if (result.outcome === 'budget' || result.outcome === 'stuck') {
-    const kept = await keepWork(ctx);
+    const kept = await keepWork(ctx, work);
     return new StopOperation({ code: result.outcome, detail, ...(kept ? { kept } : {}) });
   }
   return new StopOperation({ code: result.outcome === 'no_changes' ? 'no_change' : result.outcome, detail });
