@@ -12,6 +12,7 @@ import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import { usageRecorder } from '../budget/operation-accounting.ts';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
+import type { WorkspaceGate } from '../gates/workspace-gate.ts';
 import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
 import {
   awaitPlanConfirmation,
@@ -51,9 +52,8 @@ function taskText(op: Operation): string {
  * (a secret file, `.git/`, a protected path) ends the operation before any model call: the
  * request asked for a change it cannot have.
  */
-function targetFilesOf(ctx: WorkContext): string[] {
-  const { gate } = workOf(ctx);
-  return ctx.op.targetFiles.map((file) => {
+function targetFilesOf(op: Operation, gate: WorkspaceGate): string[] {
+  return op.targetFiles.map((file) => {
     let rel: string;
     try {
       rel = gate.guard.normalize(file);
@@ -158,7 +158,7 @@ export const solveStep: Step<WorkContext> = {
     const work = workOf(ctx);
     const { gate, record } = work;
     const policy = deps.approvalPolicy.policyOf(ctx.op);
-    const targets = targetFilesOf(ctx);
+    const targets = targetFilesOf(ctx.op, gate);
     const result = await solveWork(ctx, work, {
       targetFiles: targets,
       type: ctx.op.type,
