@@ -7,7 +7,6 @@ import {
   type ReviseJobPayload,
 } from '@pullwright/queue';
 import { gitClient } from '@pullwright/workspace';
-import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
 import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
@@ -22,7 +21,6 @@ import {
   replyText,
   revisionTask,
 } from '../revision/revision-replies.ts';
-import { agentStepEvent } from '../steps/agent-step-event.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';

@@ -107,7 +107,7 @@ type SolveJob = Pick<
  */
 export async function solveWork(ctx: WorkContext, work: PreparedWork, job: SolveJob): Promise<SolveResult> {
   const { deps, opId } = ctx;
-  const { store, events, redactor } = deps;
+  const { events, redactor } = deps;
   const { ws, gate, budget, startSha, record, instructions } = work;
   // Before the MCP servers open: a provider that cannot be made (the demo refusing a revision) leaves nothing open.
   const provider = deps.createProvider(ctx.kind === 'revise' ? { ...ctx.op, revision: true } : ctx.op);
