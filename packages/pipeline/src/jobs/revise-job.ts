@@ -28,7 +28,7 @@ import { solveWork, stopForOutcome } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { pullRequestBody } from '../tracking/pull-request-body.ts';
 import { quote, updateTrackingComment } from '../tracking/tracking-comment.ts';
-import { type WorkContext, workOf } from '../work/work-context.ts';
+import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };
@@ -167,6 +167,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       ...(await deps.workspace.changedFiles(ws.dir, baseSha)),
     ]);
     const result = await solveWork(ctx, work, {
+      baseline: baselineOf(ctx),
       type: 'revise',
       task: revisionTask(ctx.op, ctx.feedback),
       targetFiles: [...new Set(touched)],

@@ -85,7 +85,10 @@ async function readInbox(ctx: WorkContext): Promise<string[]> {
   return messages.map((m) => deps.redactor.redact(`${m.from} (${m.source}): ${m.text}`));
 }
 
-/** What a run or a revision asks of the one solve path, beyond what every job that changes code wires in. */
+/**
+ * What a run or a revision asks of the one solve path, beyond what every job that changes code
+ * wires in; the base's check results come from the step, as its baseline step took them.
+ */
 type SolveJob = Pick<
   SolveInput,
   | 'type'
@@ -97,6 +100,7 @@ type SolveJob = Pick<
   | 'perStepVerification'
   | 'onPlan'
   | 'onPlanStep'
+  | 'baseline'
 >;
 
 /**
@@ -121,7 +125,6 @@ export async function solveWork(ctx: WorkContext, work: PreparedWork, job: Solve
     repoMap,
     provider,
     context: gate.toolContext(),
-    baseline: baselineOf(ctx),
     budget,
     maxRepairs: deps.maxRepairs,
     editMode: deps.editMode,
@@ -160,6 +163,7 @@ export const solveStep: Step<WorkContext> = {
     const policy = deps.approvalPolicy.policyOf(ctx.op);
     const targets = targetFilesOf(ctx.op, gate);
     const result = await solveWork(ctx, work, {
+      baseline: baselineOf(ctx),
       targetFiles: targets,
       type: ctx.op.type,
       task: taskText(ctx.op),
