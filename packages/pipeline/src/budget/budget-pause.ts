@@ -3,7 +3,10 @@ import { StopOperation } from '../frame/stop-operation.ts';
 import { keepWork } from '../work/keep-work.ts';
 import { stopReason } from '../work/stop-reason.ts';
 import { describeWait, waitForPerson } from '../work/wait-for-person.ts';
-import { type WorkContext, workOf } from '../work/work-context.ts';
+import type { PreparedWork, WorkContext } from '../work/work-context.ts';
+
+/** What a pause reads of the prepared work: the budget it measures, and the worktree whose diff a stop keeps. */
+type PausedWork = Pick<PreparedWork, 'budget' | 'ws' | 'startSha'>;
 
 /** Issue 32: the share of the cost budget at which an operation stops to ask (policy `budgets.pause_at_percent`). */
 const DEFAULT_PAUSE_AT_PERCENT = 80;
@@ -21,21 +24,21 @@ const sameUsd = (a: number, b: number) => Math.abs(a - b) < 1e-9;
  * limit and goes on; stop, or no answer within the timeout, ends the operation as a budget
  * stop does: the work so far kept as the operation's diff artifact.
  */
-export async function stopOrPauseAtBudget(ctx: WorkContext): Promise<string | undefined> {
+export async function stopOrPauseAtBudget(ctx: WorkContext, work: PausedWork): Promise<string | undefined> {
   const why = await stopReason(ctx);
   if (why) return why;
-  await pauseAtThreshold(ctx);
+  await pauseAtThreshold(ctx, work);
   return undefined;
 }
 
-async function pauseAtThreshold(ctx: WorkContext): Promise<void> {
+async function pauseAtThreshold(ctx: WorkContext, work: PausedWork): Promise<void> {
   // An evaluation attempt has nobody to ask: it stops at its budget.
   if (ctx.op.eval) return;
   const { deps } = ctx;
   const budgets = deps.approvalPolicy.policyOf(ctx.op).budgets;
   const percent = budgets.pause_at_percent ?? DEFAULT_PAUSE_AT_PERCENT;
   if (percent >= 100) return;
-  const { budget } = workOf(ctx);
+  const { budget } = work;
   const spentUsd = budget.spent.costUsd;
   const limitUsd = budget.limits.costUsd;
   if (spentUsd < (limitUsd * percent) / 100) return;
@@ -43,7 +46,7 @@ async function pauseAtThreshold(ctx: WorkContext): Promise<void> {
   const op = await deps.store.get(ctx.opId);
   const contract = op.budgetContract ?? { extendedUsd: 0 };
   const earlier = contract.pause && sameUsd(contract.pause.limitUsd, limitUsd) ? contract.pause : undefined;
-  if (earlier?.state === 'stopped') throw await budgetStop(ctx, earlier);
+  if (earlier?.state === 'stopped') throw await budgetStop(ctx, work, earlier);
   if (earlier?.state === 'extended') return;
   const timeoutMs = budgets.decision_timeout_ms ?? DEFAULT_DECISION_TIMEOUT_MS;
   if (!earlier) {
@@ -65,7 +68,7 @@ async function pauseAtThreshold(ctx: WorkContext): Promise<void> {
   ctx.confirmationWaitMs += Date.now() - waitStarted;
   if (answer.answered) {
     ctx.op = answer.op;
-    if (answer.value.state === 'stopped') throw await budgetStop(ctx, answer.value);
+    if (answer.value.state === 'stopped') throw await budgetStop(ctx, work, answer.value);
     budget.extendCost(answer.value.amountUsd ?? 0);
     return;
   }
@@ -80,7 +83,7 @@ async function pauseAtThreshold(ctx: WorkContext): Promise<void> {
     },
     { type: 'budget_pause', data: { state: 'stopped', by: 'timeout', within: answer.stop.within } },
   );
-  throw await budgetStop(ctx, undefined, describeWait(timeoutMs));
+  throw await budgetStop(ctx, work, undefined, describeWait(timeoutMs));
 }
 
 function decidedPause(op: Operation, limitUsd: number): BudgetPause | undefined {
@@ -88,12 +91,17 @@ function decidedPause(op: Operation, limitUsd: number): BudgetPause | undefined 
   return p && p.state !== 'pending' && sameUsd(p.limitUsd, limitUsd) ? p : undefined;
 }
 
-async function budgetStop(ctx: WorkContext, pause: BudgetPause | undefined, within?: string): Promise<StopOperation> {
-  const { budget } = workOf(ctx);
+async function budgetStop(
+  ctx: WorkContext,
+  work: PausedWork,
+  pause: BudgetPause | undefined,
+  within?: string,
+): Promise<StopOperation> {
+  const { budget } = work;
   const spent = `$${budget.spent.costUsd.toFixed(4)} of $${budget.limits.costUsd.toFixed(2)}`;
   const detail = pause
     ? `stopped at the budget's threshold by ${pause.by ?? 'someone'} (${spent})`
     : `nobody extended the budget within ${within} of its threshold (${spent})`;
-  const kept = await keepWork(ctx);
+  const kept = await keepWork(ctx, work);
   return new StopOperation({ code: 'budget', detail, ...(kept ? { kept } : {}) });
 }

@@ -7,7 +7,6 @@ import {
   type ReviseJobPayload,
 } from '@pullwright/queue';
 import { gitClient } from '@pullwright/workspace';
-import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import { type JobDefinition, runJob, type Step } from '../frame/job-frame.ts';
 import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
@@ -22,7 +21,6 @@ import {
   replyText,
   revisionTask,
 } from '../revision/revision-replies.ts';
-import { agentStepEvent } from '../steps/agent-step-event.ts';
 import { baselineStep } from '../steps/baseline-step.ts';
 import { installStep } from '../steps/install-step.ts';
 import { prepareStep } from '../steps/prepare-step.ts';
@@ -30,7 +28,7 @@ import { solveWork, stopForOutcome } from '../steps/solve-step.ts';
 import { verifyStep } from '../steps/verify-step.ts';
 import { pullRequestBody } from '../tracking/pull-request-body.ts';
 import { quote, updateTrackingComment } from '../tracking/tracking-comment.ts';
-import { type WorkContext, workOf } from '../work/work-context.ts';
+import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
 import { failureReportOf, releaseWork, workContext, workInterrupted } from './work-job.ts';
 
 type DecidedReply = { id: number; kind: string; outcome: ReplyOutcome; note: string };
@@ -161,13 +159,15 @@ const reviseAgentStep: Step<ReviseContext> = {
   async run(ctx) {
     if (ctx.pushed) return { skipped: 'pushed by an earlier attempt' };
     const { deps } = ctx;
-    const { gate, ws, baseSha } = workOf(ctx);
+    const work = workOf(ctx);
+    const { gate, ws, baseSha } = work;
     // issue 31: the instructions reaching the files the review names and the branch changed (text mode shows them).
     const touched = gate.normalize([
       ...ctx.feedback.flatMap((f) => (f.path ? [f.path] : [])),
       ...(await deps.workspace.changedFiles(ws.dir, baseSha)),
     ]);
-    const result = await solveWork(ctx, {
+    const result = await solveWork(ctx, work, {
+      baseline: baselineOf(ctx),
       type: 'revise',
       task: revisionTask(ctx.op, ctx.feedback),
       targetFiles: [...new Set(touched)],
@@ -177,7 +177,7 @@ const reviseAgentStep: Step<ReviseContext> = {
       mustStayGreen: ctx.op.checks.filter((c) => c.passed).map((c) => c.name),
     });
     if (result.outcome !== 'ready' && result.outcome !== 'no_changes')
-      throw await stopForOutcome(ctx, { ...result, outcome: result.outcome });
+      throw await stopForOutcome(ctx, work, { ...result, outcome: result.outcome });
     if (result.outcome === 'ready') ctx.finalChecks = result.checks;
     ctx.replies = parseReplies(deps.redactor.redact(result.summary), ctx.feedback);
     return { outcome: result.outcome, repairs: result.repairs };

@@ -1,5 +1,5 @@
 import { McpToolbox } from '@pullwright/agent';
-import { type WorkContext, workOf } from '../work/work-context.ts';
+import type { PreparedWork, WorkContext } from '../work/work-context.ts';
 
 /**
  * The MCP servers of this job's operation, started for its agent step: stdio ones in the
@@ -9,9 +9,12 @@ import { type WorkContext, workOf } from '../work/work-context.ts';
  * worker's environment. Each server's start, failure or exit is an `mcp` event; each call a
  * numbered file of the run record. The caller closes it when the step ends.
  */
-export function openJobToolbox(ctx: WorkContext): Promise<McpToolbox> {
+export function openJobToolbox(
+  ctx: WorkContext,
+  work: Pick<PreparedWork, 'ws' | 'mcpServers' | 'record' | 'budget'>,
+): Promise<McpToolbox> {
   const { deps } = ctx;
-  const { ws, mcpServers, record, budget } = workOf(ctx);
+  const { ws, mcpServers, record, budget } = work;
   const runner = deps.runner;
   const start = runner.sandboxed ? runner.start?.bind(runner) : undefined;
   return McpToolbox.open({

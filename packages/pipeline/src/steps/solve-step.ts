@@ -12,6 +12,7 @@ import { stopOrPauseAtBudget } from '../budget/budget-pause.ts';
 import { usageRecorder } from '../budget/operation-accounting.ts';
 import type { Step } from '../frame/job-frame.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
+import type { WorkspaceGate } from '../gates/workspace-gate.ts';
 import { openJobToolbox } from '../model-context/open-job-toolbox.ts';
 import {
   awaitPlanConfirmation,
@@ -21,7 +22,7 @@ import {
 } from '../work/await-plan-confirmation.ts';
 import { keepWork } from '../work/keep-work.ts';
 import { stopReason } from '../work/stop-reason.ts';
-import { baselineOf, type WorkContext, workOf } from '../work/work-context.ts';
+import { baselineOf, type PreparedWork, type WorkContext, workOf } from '../work/work-context.ts';
 import { agentStepEvent } from './agent-step-event.ts';
 import { checkFailureText } from './verify-step.ts';
 
@@ -51,9 +52,8 @@ function taskText(op: Operation): string {
  * (a secret file, `.git/`, a protected path) ends the operation before any model call: the
  * request asked for a change it cannot have.
  */
-function targetFilesOf(ctx: WorkContext): string[] {
-  const { gate } = workOf(ctx);
-  return ctx.op.targetFiles.map((file) => {
+function targetFilesOf(op: Operation, gate: WorkspaceGate): string[] {
+  return op.targetFiles.map((file) => {
     let rel: string;
     try {
       rel = gate.guard.normalize(file);
@@ -85,7 +85,10 @@ async function readInbox(ctx: WorkContext): Promise<string[]> {
   return messages.map((m) => deps.redactor.redact(`${m.from} (${m.source}): ${m.text}`));
 }
 
-/** What a run or a revision asks of the one solve path, beyond what every job that changes code wires in. */
+/**
+ * What a run or a revision asks of the one solve path, beyond what every job that changes code
+ * wires in; the base's check results come from the step, as its baseline step took them.
+ */
 type SolveJob = Pick<
   SolveInput,
   | 'type'
@@ -97,6 +100,7 @@ type SolveJob = Pick<
   | 'perStepVerification'
   | 'onPlan'
   | 'onPlanStep'
+  | 'baseline'
 >;
 
 /**
@@ -105,17 +109,17 @@ type SolveJob = Pick<
  * rounds, the team's MCP tools and the event stream are the same for both, and the job's
  * journal (`ctx.conversation`) lets a retried job continue from its last completed turn.
  */
-export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveResult> {
+export async function solveWork(ctx: WorkContext, work: PreparedWork, job: SolveJob): Promise<SolveResult> {
   const { deps, opId } = ctx;
-  const { store, events, redactor } = deps;
-  const { ws, checkedOut, gate, budget, startSha, record, instructions, mcpServers } = workOf(ctx);
+  const { events, redactor } = deps;
+  const { ws, checkedOut, gate, budget, startSha, record, instructions, mcpServers } = work;
   // Before the MCP servers open: a provider that cannot be made (the demo refusing a revision) leaves nothing open.
   const provider = deps.createProvider(ctx.kind === 'revise' ? { ...ctx.op, revision: true } : ctx.op);
   const repoMap = await gate.repoMap();
   // issue 31: the team's MCP servers for this step (closed when it ends), the instructions read at prepare.
   // They run in the worktree: with servers, the first turn waits for its checkout (issue 29).
   if (mcpServers.length > 0) await checkedOut;
-  const mcp = await openJobToolbox(ctx);
+  const mcp = await openJobToolbox(ctx, work);
   const result = await solveRequest({
     ...job,
     instructions,
@@ -123,7 +127,6 @@ export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveR
     repoMap,
     provider,
     context: gate.toolContext(),
-    baseline: baselineOf(ctx),
     budget,
     maxRepairs: deps.maxRepairs,
     editMode: deps.editMode,
@@ -131,7 +134,7 @@ export async function solveWork(ctx: WorkContext, job: SolveJob): Promise<SolveR
     changedFiles: () => checkedOut.then(() => deps.workspace.changedFiles(ws.dir, startSha)),
     readFile: (rel) => gate.readFile(rel),
     transcript: operationTranscript(deps, opId),
-    shouldStop: () => stopOrPauseAtBudget(ctx),
+    shouldStop: () => stopOrPauseAtBudget(ctx, work),
     readInbox: () => readInbox(ctx),
     onStep: agentStepEvent(events, opId),
     onModelCall: (call) => record.modelCall(call),
@@ -159,10 +162,12 @@ export const solveStep: Step<WorkContext> = {
     const { deps } = ctx;
     const { store, events, redactor } = deps;
     const opId = ctx.opId;
-    const { gate, record } = workOf(ctx);
+    const work = workOf(ctx);
+    const { gate, record } = work;
     const policy = deps.approvalPolicy.policyOf(ctx.op);
-    const targets = targetFilesOf(ctx);
-    const result = await solveWork(ctx, {
+    const targets = targetFilesOf(ctx.op, gate);
+    const result = await solveWork(ctx, work, {
+      baseline: baselineOf(ctx),
       targetFiles: targets,
       type: ctx.op.type,
       task: taskText(ctx.op),
@@ -221,7 +226,7 @@ export const solveStep: Step<WorkContext> = {
       },
       { type: 'checkpoint', data: { step: 'agent_result', outcome: result.outcome } },
     );
-    if (result.outcome !== 'ready') throw await stopForOutcome(ctx, { ...result, outcome: result.outcome });
+    if (result.outcome !== 'ready') throw await stopForOutcome(ctx, work, { ...result, outcome: result.outcome });
     ctx.finalChecks = result.checks;
     return { outcome: result.outcome, repairs: result.repairs };
   },
@@ -230,6 +235,7 @@ export const solveStep: Step<WorkContext> = {
 /** Maps an unfinished agent run to the operation's end, with the data a person needs. */
 export async function stopForOutcome(
   ctx: WorkContext,
+  work: Pick<PreparedWork, 'ws' | 'startSha'>,
   result: SolveResult & { outcome: Exclude<SolveOutcome, 'ready'> },
 ): Promise<StopOperation> {
   const { redactor } = ctx.deps;
@@ -238,7 +244,7 @@ export async function stopForOutcome(
   const failing = result.newFailures[0] ? `\n${checkFailureText(result.newFailures[0], redactor)}` : '';
   const detail = `${reason}${failing}`;
   if (result.outcome === 'budget' || result.outcome === 'stuck') {
-    const kept = await keepWork(ctx);
+    const kept = await keepWork(ctx, work);
     return new StopOperation({ code: result.outcome, detail, ...(kept ? { kept } : {}) });
   }
   return new StopOperation({ code: result.outcome === 'no_changes' ? 'no_change' : result.outcome, detail });
