@@ -267,6 +267,30 @@ describe('default rules', () => {
     expect(ids('signing_secret = "prefix-${env.SIGNING}-v2"')).toEqual([]);
   });
 
+  it('reads a symbol-bearing literal under a password, private-key or API-key name, from either side', () => {
+    const value = `${pick(URLSAFE.slice(0, 52), 4)}[${pick(HEX, 5)}>$(${pick(URLSAFE.slice(0, 52), 4)}}`;
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    for (const text of [
+      `api_key: \`${value}\``,
+      `apiKeyBilling: "${value}"`,
+      `if ("${value}" !== password) {`,
+      `if ("${value}" === signing_private_key) {`,
+      `if (apikey == "${value}") {`,
+      `password "${value}";`,
+    ]) {
+      expect(ids(text), text).toEqual(['generic-quoted-secret']);
+    }
+    for (const text of [
+      // A `?` or `^` is in no issued key: a key mangled on purpose, as test suites do.
+      `vendor_api_key = '${pick(URLSAFE.slice(0, 62), 10)}?${pick(URLSAFE.slice(0, 62), 20)}'`,
+      `password: "{password}"`,
+      `api_key_url: "https://api.internal/v1/keys?scope=${pick(HEX, 8)}"`,
+      `private_key "${pick(URLSAFE.slice(0, 52), 16)}';`,
+    ]) {
+      expect(ids(text), text).toEqual([]);
+    }
+  });
+
   it('reads a long token with zero-byte runs (base64 AAAAAA), not a short value made of them', () => {
     const token = `0.${pick(URLSAFE, 40)}.AgABAAAAAAD--${pick(URLSAFE, 200)}`;
     expect(scanner.scanText(`"refresh_token": "${token}"`, 'src/app.json').map((f) => f.ruleId)).toEqual([
