@@ -291,6 +291,21 @@ describe('default rules', () => {
     }
   });
 
+  it('takes a Tailscale key of a kind the key-prefix page does not list yet, not the bare prefix', () => {
+    const ids = (text: string) => scanner.scanText(text, 'notes.md').map((f) => f.ruleId);
+    expect(ids(`TS_KEY=tskey-device-${pick(URLSAFE.slice(0, 62), 12)}-${pick(URLSAFE.slice(0, 62), 24)}`)).toEqual([
+      'tailscale-key',
+    ]);
+    expect(ids('a string like tskey-device is not a key')).toEqual([]);
+  });
+
+  it('takes a PyPI token only as long as a macaroon with its signature', () => {
+    const token = `pypi-AgEIcHlwaS5vcmc${pick(URLSAFE, 160)}`;
+    expect(scanner.scanText(token, 'notes.md').map((f) => f.ruleId)).toEqual(['pypi-upload-token']);
+    // Cut off before the 32-byte signature field: not a token PyPI accepts.
+    expect(scanner.scanText(token.slice(0, 90), 'notes.md').map((f) => f.ruleId)).not.toContain('pypi-upload-token');
+  });
+
   it('reads a long token with zero-byte runs (base64 AAAAAA), not a short value made of them', () => {
     const token = `0.${pick(URLSAFE, 40)}.AgABAAAAAAD--${pick(URLSAFE, 200)}`;
     expect(scanner.scanText(`"refresh_token": "${token}"`, 'src/app.json').map((f) => f.ruleId)).toEqual([
