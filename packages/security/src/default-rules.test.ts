@@ -105,6 +105,10 @@ describe('default rules', () => {
       `src: url(data:font/woff2;base64,d09GMgABAAAAA/EAA${'q7Zk2Lm9Xv4Tn8Wp1Rs6'.repeat(6)}+AKCp${'Hb3Jd5Kf7Lg9Mh2Nj4'.repeat(5)}/gQ==)`,
     ],
     ['file path in a flow list', 'instructions: [/etc/passwd, ../outside.md]'],
+    [
+      'JSON field name with a digit-bearing word, after a URL ending in /token',
+      '{"token_uri": "https://idp.internal/oauth/token","signing_cert_x509_pem_url": "https://idp.internal/certs"}',
+    ],
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
