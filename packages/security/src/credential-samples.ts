@@ -469,7 +469,7 @@ bare('postman-api-token', 'postman', 'PMAK-', (p) => `${p(HEX, 24)}-${p(HEX, 34)
 bare('prefect-api-token', 'prefect', 'pnu_', r(ALNUM, 36));
 keyed('privateai-api-token', 'privateai', 'PRIVATE_AI_API_KEY', r(ALNUM, 32));
 bare('pulumi-api-token', 'pulumi', 'pul-', r(HEX, 40));
-bare('pypi-upload-token', 'pypi', 'pypi-AgEIcHlwaS5vcmc', r(URLSAFE, 70));
+bare('pypi-upload-token', 'pypi', 'pypi-AgEIcHlwaS5vcmc', r(URLSAFE, 160));
 keyed('rapidapi-access-token', 'rapidapi', 'RAPIDAPI_KEY', r(URLSAFE, 50));
 bare('readme-api-token', 'readme', 'rdme_', r(LOWER_NUM, 70));
 bare('rubygems-api-token', 'rubygems', 'rubygems_', r(HEX, 48));

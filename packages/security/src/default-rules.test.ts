@@ -105,6 +105,10 @@ describe('default rules', () => {
       `src: url(data:font/woff2;base64,d09GMgABAAAAA/EAA${'q7Zk2Lm9Xv4Tn8Wp1Rs6'.repeat(6)}+AKCp${'Hb3Jd5Kf7Lg9Mh2Nj4'.repeat(5)}/gQ==)`,
     ],
     ['file path in a flow list', 'instructions: [/etc/passwd, ../outside.md]'],
+    [
+      'JSON field name with a digit-bearing word, after a URL ending in /token',
+      '{"token_uri": "https://idp.internal/oauth/token","signing_cert_x509_pem_url": "https://idp.internal/certs"}',
+    ],
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
@@ -265,6 +269,45 @@ describe('default rules', () => {
     expect(ids(`npm_token = '${pick(URLSAFE.slice(0, 62), 12)}?${pick(URLSAFE.slice(0, 62), 20)}'`)).toEqual([]);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: an interpolation, scanned as text
     expect(ids('signing_secret = "prefix-${env.SIGNING}-v2"')).toEqual([]);
+  });
+
+  it('reads a symbol-bearing literal under a password, private-key or API-key name, from either side', () => {
+    const value = `${pick(URLSAFE.slice(0, 52), 4)}[${pick(HEX, 5)}>$(${pick(URLSAFE.slice(0, 52), 4)}}`;
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    for (const text of [
+      `api_key: \`${value}\``,
+      `apiKeyBilling: "${value}"`,
+      `if ("${value}" !== password) {`,
+      `if ("${value}" === signing_private_key) {`,
+      `if (apikey == "${value}") {`,
+      `password "${value}";`,
+    ]) {
+      expect(ids(text), text).toEqual(['generic-quoted-secret']);
+    }
+    for (const text of [
+      // A `?` or `^` is in no issued key: a key mangled on purpose, as test suites do.
+      `vendor_api_key = '${pick(URLSAFE.slice(0, 62), 10)}?${pick(URLSAFE.slice(0, 62), 20)}'`,
+      `password: "{password}"`,
+      `api_key_url: "https://api.internal/v1/keys?scope=${pick(HEX, 8)}"`,
+      `private_key "${pick(URLSAFE.slice(0, 52), 16)}';`,
+    ]) {
+      expect(ids(text), text).toEqual([]);
+    }
+  });
+
+  it('takes a Tailscale key of a kind the key-prefix page does not list yet, not the bare prefix', () => {
+    const ids = (text: string) => scanner.scanText(text, 'notes.md').map((f) => f.ruleId);
+    expect(ids(`TS_KEY=tskey-device-${pick(URLSAFE.slice(0, 62), 12)}-${pick(URLSAFE.slice(0, 62), 24)}`)).toEqual([
+      'tailscale-key',
+    ]);
+    expect(ids('a string like tskey-device is not a key')).toEqual([]);
+  });
+
+  it('takes a PyPI token only as long as a macaroon with its signature', () => {
+    const token = `pypi-AgEIcHlwaS5vcmc${pick(URLSAFE, 160)}`;
+    expect(scanner.scanText(token, 'notes.md').map((f) => f.ruleId)).toEqual(['pypi-upload-token']);
+    // Cut off before the 32-byte signature field: not a token PyPI accepts.
+    expect(scanner.scanText(token.slice(0, 90), 'notes.md').map((f) => f.ruleId)).not.toContain('pypi-upload-token');
   });
 
   it('reads a long token with zero-byte runs (base64 AAAAAA), not a short value made of them', () => {
