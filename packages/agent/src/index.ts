@@ -1,10 +1,9 @@
-export type { AgentStep } from './agent-loop.ts';
-export { type ModelCallRecord, runAgentLoop } from './agent-loop.ts';
+export type { AgentStep, ModelCallRecord } from './agent-loop.ts';
 export { analyzeFeature } from './analyze-feature.ts';
 export { type BudgetLimits, BudgetTracker } from './budget-tracker.ts';
 export { failingTests, failureFingerprint, firstFailingTrace, passingTests, testCounts } from './check-failures.ts';
 export { extractModelJson, type Parsed } from './extract-model-json.ts';
-export { instructionsSection, loadRepositoryInstructions, RepositoryInstructions } from './instructions/index.ts';
+export { loadRepositoryInstructions, RepositoryInstructions } from './instructions/index.ts';
 export { type McpCallRecord, McpToolbox } from './mcp/index.ts';
 export {
   type ModelProvider,

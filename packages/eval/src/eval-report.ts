@@ -27,7 +27,7 @@ export const AttemptResult = z.object({
 export type AttemptResult = z.infer<typeof AttemptResult>;
 
 /** A task's result: the attempt chosen by executed checks alone (see `chooseAttempt`), and every attempt. */
-export const TaskResult = z.object({
+const TaskResult = z.object({
   instance: z.string(),
   solved: z.boolean(),
   reason: AttemptReason,
@@ -35,13 +35,13 @@ export const TaskResult = z.object({
   chosenAttempt: z.number().int().positive(),
   attempts: z.array(AttemptResult).min(1),
 });
-export type TaskResult = z.infer<typeof TaskResult>;
+type TaskResult = z.infer<typeof TaskResult>;
 
 const Spread = z.object({ total: z.number(), perTask: z.number() });
 const SpreadPerSolve = Spread.extend({ perSolve: z.number().nullable() });
 
 /** Which tasks changed between two runs of the same tasks. */
-export const RunComparison = z.object({
+const RunComparison = z.object({
   /** The earlier run's id, and the model it ran. */
   against: z.string(),
   modelBefore: z.string(),
@@ -53,7 +53,7 @@ export const RunComparison = z.object({
   nowSolved: z.array(z.string()),
   nowUnsolved: z.array(z.string()),
 });
-export type RunComparison = z.infer<typeof RunComparison>;
+type RunComparison = z.infer<typeof RunComparison>;
 
 /**
  * An evaluation run's report: what `eval run` prints as JSON, stores for the dashboard and
@@ -160,7 +160,7 @@ function nullable(n: number | null, round: (n: number) => number): number | null
 }
 
 /** The tasks both runs have, and which of them flipped between solved and unsolved. */
-export function compareRuns(results: readonly TaskResult[], earlier: EvalReport): RunComparison {
+function compareRuns(results: readonly TaskResult[], earlier: EvalReport): RunComparison {
   const before = new Map(earlier.results.map((r) => [r.instance, r.solved]));
   const common = results.filter((r) => before.has(r.instance));
   const solvedShare = (n: number) => rate(common.length === 0 ? 0 : n / common.length);

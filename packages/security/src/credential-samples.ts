@@ -14,7 +14,7 @@ import { crc32Base62Suffix } from './token-checksum.ts';
 /** Draws `length` characters of `alphabet`. */
 export type Pick = (alphabet: string, length: number) => string;
 
-export interface CredentialSample {
+interface CredentialSample {
   ruleId: string;
   /** Provider family, for per-family recall. */
   family: string;
@@ -43,7 +43,7 @@ export function seededPick(seed: number): Pick {
   };
 }
 
-export const DIGITS = '0123456789';
+const DIGITS = '0123456789';
 export const HEX = '0123456789abcdef';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export interface EventuallyOptions {
+interface EventuallyOptions {
   /**
    * How long the condition may take to come true. Derive it from the work awaited (an
    * operation's whole run, a lease) with room for a loaded machine: the wait ends as soon as

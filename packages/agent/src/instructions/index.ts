@@ -1,5 +1,2 @@
 export { loadRepositoryInstructions } from './load-repository-instructions.ts';
-export {
-  instructionsSection,
-  RepositoryInstructions,
-} from './repository-instructions.ts';
+export { RepositoryInstructions } from './repository-instructions.ts';

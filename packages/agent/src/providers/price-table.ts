@@ -1,7 +1,7 @@
 import type { ModelUsage } from '../model-provider.ts';
 
 /** USD per million tokens. `cacheWrite` is the 5-minute cache write rate. */
-export interface TokenRates {
+interface TokenRates {
   input: number;
   output: number;
   cacheRead: number;
@@ -64,7 +64,7 @@ export const PRICE_TABLE: PriceTable = {
   'gpt-5.4-mini': { input: 0.75, output: 4.5, cacheRead: 0.075, cacheWrite: 0.75 },
 };
 
-export interface Cost {
+interface Cost {
   usd: number;
   /** False when the model is not in the table: the cost is then 0, not an estimate. */
   priced: boolean;
