@@ -73,21 +73,23 @@ describe('eval: an attempt cannot peek', () => {
           })(),
           wordsTest: readFileSync(path.join(dir, 'test/words.test.js'), 'utf8'),
         };
-        return text(
+        return text('countWords ignores empty words now.');
+      };
+      // Looked at once the model's edit went through: a run's worktree is checked out beside
+      // its first turn (issue 29), and every tool waits for it.
+      return new ScriptedModel([
+        text(
           JSON.stringify({
             summary: 'An empty text has no words',
             steps: [{ title: 'Filter empty words', files: ['src/words.js'], acceptance: 'npm test passes' }],
           }),
-        );
-      };
-      return new ScriptedModel([
-        look,
+        ),
         tool('edit_file', {
           path: 'src/words.js',
           oldText: "text.split(' ').length",
           newText: 'text.split(/\\s+/).filter(Boolean).length',
         }),
-        text('countWords ignores empty words now.'),
+        look,
         text(JSON.stringify({ decision: 'accept', reasons: ['fixed'] })),
       ]);
     };

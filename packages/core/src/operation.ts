@@ -268,8 +268,14 @@ export const Evidence = z.object({
 });
 export type Evidence = z.infer<typeof Evidence>;
 
-/** Pipeline steps that have finished; a retried job skips them (see pipeline/checkpoints). */
-export const Checkpoint = z.enum(['prepared', 'agent_done', 'verified', 'committed', 'pushed', 'pr_opened']);
+/**
+ * What a retried job reads back to skip work already done: `agent_done`, the solve step's (a
+ * retry goes on to verify and publish with the change the agent left). The other steps are
+ * safe to run again (prepare resumes the worktree, verify answers from the check-result cache,
+ * publish pushes nothing the forge already holds and finds the PR it opened), so they record
+ * none: a checkpoint that is written is one that is read.
+ */
+export const Checkpoint = z.enum(['agent_done']);
 export type Checkpoint = z.infer<typeof Checkpoint>;
 
 /** Set while the operation waits for file locks another operation holds (see @pullwright/locks). */
@@ -461,7 +467,11 @@ export const Operation = z.object({
    */
   policy: Policy.optional().catch(undefined),
   deploy: DeployRecord.optional(),
-  checkpoints: z.array(Checkpoint).default([]),
+  // Records written before list checkpoints nothing read ('prepared', 'pushed'…): dropped as read.
+  checkpoints: z
+    .array(z.string())
+    .default([])
+    .transform((all) => all.filter((c): c is Checkpoint => Checkpoint.safeParse(c).success)),
   cancelRequested: z.boolean().default(false),
   waiting: LockWait.optional(),
   /** Ask for plan confirmation (true) or skip it (false, Slack `--auto`); unset: the default rule. */

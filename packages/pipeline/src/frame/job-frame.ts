@@ -33,7 +33,8 @@ export interface FrameContext {
 /**
  * One named step. `run` may return data for its `finished` event; a step with a
  * `checkpoint` has it recorded on the operation once it finished, and reads it on resume
- * (a retried job skips or shortcuts what is already done, never repeating a side effect).
+ * (a retried job skips what is already done). Core's `Checkpoint` names the ones read: the
+ * solve step's `agent_done`; every other step is safe to run again.
  */
 export interface Step<C extends FrameContext> {
   readonly name: string;

@@ -46,7 +46,6 @@ const evidenceStep: Step<WorkContext> = {
 /** publish: through the publish gate, then the PR (opened once, its body signed for this head). */
 const publishStep: Step<WorkContext> = {
   name: 'publish',
-  checkpoint: 'pr_opened',
   async run(ctx) {
     const { deps } = ctx;
     const work = workOf(ctx);
@@ -61,11 +60,7 @@ const publishStep: Step<WorkContext> = {
         { channel: 'pr-body', text: pullRequestBody(op, op.summary ?? '') },
       ],
     });
-    ctx.op = await deps.store.patch(
-      ctx.opId,
-      { checkpoints: [...new Set([...ctx.op.checkpoints, 'committed', 'pushed'] as const)] },
-      { type: 'checkpoint', data: { step: 'pushed' } },
-    );
+    await deps.events.append(ctx.opId, 'checkpoint', { step: 'pushed' });
     const body = pullRequestBodyFor(deps, ctx.op, headSha);
     const pr = await withForgeRetries(ctx, work.budget, 'opening the pull request', async () => {
       const pr = await deps.forge.openPullRequest({ repo: op.repo, head: branch, base: op.baseBranch, title, body });

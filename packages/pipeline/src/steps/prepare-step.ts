@@ -33,7 +33,7 @@ type WorkStart = 'base' | 'pull-request-head';
  * out beside the model's first turn (issue 29): the gate's tools and the install wait for it.
  */
 export function prepareStep(start: WorkStart): Step<WorkContext> {
-  return { name: 'prepare', checkpoint: 'prepared', run: (ctx) => prepare(ctx, start) };
+  return { name: 'prepare', run: (ctx) => prepare(ctx, start) };
 }
 
 async function prepare(ctx: WorkContext, start: WorkStart): Promise<StepFacts> {

@@ -18,7 +18,6 @@ export function checkFailureText(run: CheckRun, redactor: { redact(s: string): s
  */
 export const verifyStep: Step<WorkContext> = {
   name: 'verify',
-  checkpoint: 'verified',
   async run(ctx) {
     const { deps } = ctx;
     const { ws, startSha, baseSha, checks } = workOf(ctx);
