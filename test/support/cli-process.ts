@@ -18,11 +18,13 @@ export interface CliProcess {
 
 /**
  * `pullwright <args>` as a real process, as production runs it: its own Node, its own Redis
- * connections, killed by signals. Environment: exactly `env` plus PATH and HOME.
+ * connections, killed by signals. Environment: exactly `env` plus PATH, HOME and
+ * `NODE_ENV=test`, under which every event the process writes is checked against its schema
+ * as in the test process (packages/queue/src/checked-event.ts).
  */
 export function spawnCli(args: string[], env: Record<string, string>, readyMarker = '\u0000never'): CliProcess {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
