@@ -30,7 +30,7 @@ export { OpenAIProvider } from './providers/openai-provider.ts';
 export { costOf, PRICE_TABLE, type PriceTable, priceTableWith } from './providers/price-table.ts';
 export { DEFAULT_RETRY_POLICY } from './providers/retry-options.ts';
 export { loadReplayTranscript, ReplayProvider, ReplayTranscript } from './replay-provider.ts';
-export { buildRepoMap, estimateTokens, type RepoFiles, worktreeFiles } from './repo-map.ts';
+export { buildRepoMap, estimateTokens, guardedFiles, type RepoFiles, worktreeFiles } from './repo-map.ts';
 export { numberPlan } from './role-outputs.ts';
 export { coderPrompt } from './role-prompts.ts';
 export type { SolveInput } from './solve/solve-input.ts';

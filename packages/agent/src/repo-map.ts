@@ -106,6 +106,22 @@ export function worktreeFiles(guard: PathGuard): RepoFiles {
 }
 
 /**
+ * A commit's files (read from git objects, before the worktree exists) as the guard lets the
+ * model see them: a file whose name the guard refuses for reading (a secret file, `.git`) is
+ * listed, never read — what `worktreeFiles` gives for the same commit.
+ */
+export function guardedFiles(guard: PathGuard, tree: RepoFiles): RepoFiles {
+  const readable = (file: string): boolean => {
+    try {
+      return !guard.isSecretFile(guard.normalize(file));
+    } catch {
+      return false;
+    }
+  };
+  return { files: () => tree.files(), texts: (files, maxBytes) => tree.texts(files.filter(readable), maxBytes) };
+}
+
+/**
  * A compact map of the repository — files with their top-level symbols — that fits in
  * `budgetTokens`. When it does not fit, symbols go first (from the files with the most),
  * then the deepest directories collapse into one line each. The model reads files on

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import {
   buildRepoMap,
   type CheckRunner,
+  guardedFiles,
   type RepoFiles,
   type ToolContext,
   ToolInputError,
@@ -102,7 +103,11 @@ export class WorkspaceGate {
    * checkout), else of the worktree, read through the same guard (a symlinked file is not read).
    */
   repoMap(): Promise<string> {
-    return buildRepoMap(this.options.checkoutOf ?? worktreeFiles(this.guard), this.options.repoMapTokens);
+    const { checkoutOf } = this.options;
+    return buildRepoMap(
+      checkoutOf ? guardedFiles(this.guard, checkoutOf) : worktreeFiles(this.guard),
+      this.options.repoMapTokens,
+    );
   }
 
   /** Locks the files a plan declares, through the operation's locks. */

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { buildRepoMap, worktreeFiles } from '@pullwright/agent';
+import { buildRepoMap, guardedFiles, worktreeFiles } from '@pullwright/agent';
 import { PathGuard } from '@pullwright/security';
 import { WorkspaceManager } from '@pullwright/workspace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,9 @@ describe('BaseCommitTree', () => {
     await writeFile(path.join(seed, 'src/big.js'), `export function big() {}\n${'// filler\n'.repeat(30_000)}`);
     await writeFile(path.join(seed, 'package.json'), '{"name":"x"}\n');
     await symlink('slugify.js', path.join(seed, 'src/link.js'));
+    // A file the guard never lets the model read: its name is listed, its symbols are not.
+    await mkdir(path.join(seed, 'config/secrets'), { recursive: true });
+    await writeFile(path.join(seed, 'config/secrets/keys.js'), 'export function signingKeyHolder() {}\n');
     git(seed, 'add', '.');
     git(seed, 'commit', '-qm', 'init');
     sha = git(seed, 'rev-parse', 'HEAD').trim();
@@ -51,9 +54,19 @@ describe('BaseCommitTree', () => {
   });
 
   it('gives the repository map a fresh checkout of the same commit gives', async () => {
-    const fromObjects = await buildRepoMap(new BaseCommitTree(workspace, 'acme/app', sha), 100_000);
+    const guard = new PathGuard(seed);
+    const fromObjects = await buildRepoMap(
+      guardedFiles(guard, new BaseCommitTree(workspace, 'acme/app', sha)),
+      100_000,
+    );
     // The seed is that checkout, with nothing untracked: the same files, the same symbols.
-    const fromWorktree = await buildRepoMap(worktreeFiles(new PathGuard(seed)), 100_000);
+    const fromWorktree = await buildRepoMap(worktreeFiles(guard), 100_000);
+    // Read through the guard both ways: a secret file's name is listed, its contents never read.
+    expect(fromObjects).toContain('keys.js');
+    expect(fromObjects).not.toContain('signingKeyHolder');
+    expect(await buildRepoMap(new BaseCommitTree(workspace, 'acme/app', sha), 100_000)).toContain(
+      'keys.js: signingKeyHolder',
+    );
     expect(fromObjects).toContain('slugify.js: slugify');
     expect(fromObjects).toContain('tool.ts: Tool, VERSION');
     // The worktree reads through a symlink inside it; the commit's objects list it without reading.
