@@ -73,9 +73,10 @@ function asStop(err: unknown): StopOperation {
 
 /**
  * The job frame every job type runs in: claim, the steps in order (with a cancel check
- * between them, a started/finished event and duration for each, and its checkpoint), one
- * place that ends the operation with a status and a reason, and release whatever happened.
- * A transient error (Redis away) is rethrown: the job runs again from its checkpoints.
+ * between them, a started/finished event and duration for each, and the checkpoint of a step
+ * that declares one), one place that ends the operation with a status and a reason, and
+ * release whatever happened. A transient error (Redis away) is rethrown: the job runs again,
+ * skipping what its checkpoint says is done and resuming the solve from its journal.
  * Operators get one log line when the job starts, one per step and one when it ends, and a
  * trace span for the job with one child per step.
  */
