@@ -433,6 +433,45 @@ describe('crash-resume', () => {
   });
 });
 
+describe('crash-resume after the agent', () => {
+  it('a job retried after its push skips the agent (agent_done), pushes nothing again and opens one PR', async () => {
+    const repo = await createRepo();
+    script(repo, [PLAN, GOOD_EDIT, text('Edited.'), ACCEPT]);
+    const store = sys.runtime.store;
+    const patch = store.patch.bind(store);
+    let outages = 0;
+    // Redis drops the connection as the push is recorded: the job runs again from its checkpoint.
+    store.patch = (async (...args: Parameters<typeof store.patch>) => {
+      const [, fields] = args;
+      if (outages === 0 && 'headSha' in fields) {
+        outages++;
+        throw new Error('Connection is closed.');
+      }
+      return patch(...args);
+    }) as typeof store.patch;
+    const created = models.length;
+    try {
+      const id = await createOperation(repo);
+      const op = await waitForStatus(sys, id, ['failed', 'awaiting_approval'], 60_000);
+      expect(op.error).toBeUndefined();
+      expect(outages).toBe(1);
+      expect(op.checkpoints).toEqual(['agent_done']);
+      // One model for the operation: the retry did not ask it again.
+      expect(models.length - created).toBe(1);
+      expect(op.usage.modelCalls).toBe(4);
+      const forge = sys.runtime.localForge!;
+      expect(await forge.branchSha(repo, op.branch!)).toBe(op.pullRequest!.headSha);
+      expect((await forge.findOpenPullRequest(repo, op.branch!))?.number).toBe(op.pullRequest!.number);
+      const agentSteps = (await sys.runtime.events.list(id)).filter(
+        (e) => e.type === 'step' && e.data.step === 'agent' && e.data.state === 'finished',
+      );
+      expect(agentSteps.map((e) => e.data.resumed ?? false)).toEqual([false, true]);
+    } finally {
+      store.patch = patch;
+    }
+  });
+});
+
 describe('documented knobs', () => {
   it("branches.prefix names the operation's branch", async () => {
     const repo = await createRepo({ files: { '.pullwright.yml': 'branches: { prefix: "agent/bots/" }\n' } });
