@@ -247,15 +247,24 @@ function sharedCorpus(scanner: SecretScanner, smoke: boolean): BenchResult[] {
 /**
  * Where the sources' labels and our rules meet, per source: which rules catch the true cases
  * (a provider's rule, or only a generic key-assignment rule), which rules flag the
- * look-alikes, and both goals with the generic rules left out. The sources' labels are per detector (the corpus README): a
- * value trufflehog's provider detector rejects by its own length table is "leave alone" there
- * and is, to a scanner without that table, the same `API_KEY=<random>` it must flag elsewhere.
+ * look-alikes, and both goals with the generic rules left out. The labels are per detector
+ * (the corpus README): a value a provider detector rejects by its own length table, or
+ * accepts only beside a companion ID, is "leave alone" there, and to a scanner without that
+ * table it is the same `API_KEY=<random>` it must flag elsewhere. So for each look-alike only
+ * a generic rule flags, the value is compared with the values the same family's true cases
+ * hold: the very same value, or one of its length and alphabet.
  */
 function labelsAndRules(cases: SecretFixture[], scanner: SecretScanner): BenchResult[] {
   const specific = scanner.specific();
+  const valuesOf = (f: SecretFixture): string[] =>
+    scanner.spans(f.text, fixtureFileName(f)).map((s) => f.text.slice(s.start, s.end));
+  const alphabet = (v: string): string =>
+    [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].map((re) => (re.test(v) ? '1' : '0')).join('');
   const rows: BenchResult[] = [];
   for (const source of FIXTURE_SOURCES) {
     const t = { tp: 0, provider: 0, genericOnly: 0, missed: 0, fp: 0, fpProvider: 0, fpGenericOnly: 0 };
+    const trueValues = new Map<string, Set<string>>();
+    const genericLookalikes: SecretFixture[] = [];
     for (const f of cases.filter((c) => c.source === source)) {
       const file = fixtureFileName(f);
       const flagged = deepScan(scanner, f.text, file).length > 0;
@@ -265,11 +274,23 @@ function labelsAndRules(cases: SecretFixture[], scanner: SecretScanner): BenchRe
         if (byProvider) t.provider++;
         else if (flagged) t.genericOnly++;
         else t.missed++;
+        const values = trueValues.get(f.family) ?? trueValues.set(f.family, new Set()).get(f.family)!;
+        for (const v of valuesOf(f)) values.add(v);
       } else {
         t.fp++;
         if (byProvider) t.fpProvider++;
-        else if (flagged) t.fpGenericOnly++;
+        else if (flagged) genericLookalikes.push(f);
       }
+    }
+    t.fpGenericOnly = genericLookalikes.length;
+    let sameValue = 0;
+    let sameShape = 0;
+    for (const f of genericLookalikes) {
+      const truths = [...(trueValues.get(f.family) ?? [])];
+      const values = valuesOf(f);
+      if (values.some((v) => truths.includes(v))) sameValue++;
+      else if (values.some((v) => truths.some((w) => w.length === v.length && alphabet(w) === alphabet(v))))
+        sameShape++;
     }
     rows.push(
       {
@@ -278,7 +299,7 @@ function labelsAndRules(cases: SecretFixture[], scanner: SecretScanner): BenchRe
         unit: 'cases',
       },
       {
-        name: `  ${source}: look-alikes flagged by a provider rule ${t.fpProvider}, only by a generic rule ${t.fpGenericOnly}`,
+        name: `  ${source}: look-alikes flagged by a provider rule ${t.fpProvider}, only by a generic rule ${t.fpGenericOnly} (value also a true case's of that family ${sameValue}, of a true value's length and alphabet ${sameShape})`,
         value: t.fp,
         unit: 'cases',
       },
