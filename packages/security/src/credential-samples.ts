@@ -130,6 +130,13 @@ structural(
   (s, p) =>
     `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: key\nPublic-Lines: 2\n${p(B64, 64)}\n${p(B64, 20)}\nPrivate-Lines: 4\n${s}\nPrivate-MAC: ${p(HEX, 64)}\n`,
 );
+// A wallet key pasted into prose: the key, then the wallet it funds on the next line.
+structural(
+  'secp256k1-private-key-hex',
+  'private-key',
+  (p) => `0x${p(HEX, 64)}`,
+  (s) => `Left the deployer key here by mistake: ${s}.\nThat wallet still holds the testnet funds.\n`,
+);
 structural(
   'url-credentials',
   'url-credentials',

@@ -166,6 +166,34 @@ describe('default rules', () => {
     }
   });
 
+  it('takes a 0x secp256k1 key beside a wallet or private-key word, not a hash, slot or constant of that shape', () => {
+    const key = `0x${pick(HEX, 64)}`;
+    for (const text of [
+      `I pasted ${key} in here by accident!\nPlease don't fund that wallet.`,
+      `# deployer wallet\nDEPLOYER=${key}`,
+      `const signer = new Wallet("${key}", provider);`,
+      `privKey: ${key}`,
+    ]) {
+      expect(
+        scanner.scanText(text, 'notes.md').map((f) => f.ruleId),
+        text,
+      ).toContain('secp256k1-private-key-hex');
+    }
+    for (const text of [
+      `bytes32 private constant _ADMIN_SLOT = ${key};`,
+      `bytes32 private constant ROLE =\n    ${key};`,
+      `const wallet = new Wallet(pk);\nconst txHash = "${key}";`,
+      `expect(receipt.blockHash).toBe("${key}"); // wallet funded here`,
+      `// wallet deployed at ${key.slice(0, 42)}`,
+      `const root = "${key}";`,
+      `checksum ${key} of the release`,
+      `Wallet note ${key.slice(0, 60)} is cut short`,
+      `wallet seed ${`0x${'0'.repeat(64)}`}`,
+    ]) {
+      expect(scanner.scanText(text, 'src/app.ts'), text).toEqual([]);
+    }
+  });
+
   it('takes a Cloudflare scannable token at its exact length only', () => {
     const token = `cfat_${pick(URLSAFE.slice(0, 62), 40)}${pick('0123456789abcdef', 8)}`;
     expect(scanner.scanText(`CLOUDFLARE = "${token}"`, 'src/app.ts').map((f) => f.ruleId)).toEqual([
