@@ -166,6 +166,29 @@ describe('default rules', () => {
     }
   });
 
+  it('reads a whole PEM private-key block flattened onto one line, not words or the base64 of text', () => {
+    const B64 = `${URLSAFE.slice(0, 62)}+/`;
+    // Not `M`: a body that starts as a DER SEQUENCE is generic-private-key-block's.
+    const body = `${pick('ABCDEFGHIJKLNOPQRSTUVWXYZ', 1)}${pick(B64, 11)} ${pick(B64, 36)} ${pick(B64, 6)}`;
+    for (const text of [
+      `{"app_key": "-----BEGIN RSA PRIVATE KEY----- ${body} -----END RSA PRIVATE KEY-----"}`,
+      `APP_KEY='-----BEGIN PRIVATE KEY-----\t${body}\t-----END PRIVATE KEY-----'`,
+    ]) {
+      expect(
+        scanner.scanText(text, 'config/app.json').map((f) => f.ruleId),
+        text,
+      ).toEqual(['generic-private-key-one-line']);
+    }
+    const text = Buffer.from('the quick brown fox jumps over the lazy dog').toString('base64');
+    for (const flat of [
+      '-----BEGIN PRIVATE KEY----- your private key goes here -----END PRIVATE KEY-----',
+      `-----BEGIN PRIVATE KEY----- ${text} -----END PRIVATE KEY-----`,
+      `-----BEGIN PRIVATE KEY----- ${body.replace(/[A-Za-z0-9]/g, 'x')} -----END PRIVATE KEY-----`,
+    ]) {
+      expect(scanner.scanText(flat, 'config/app.json'), flat).toEqual([]);
+    }
+  });
+
   it('takes a Cloudflare scannable token at its exact length only', () => {
     const token = `cfat_${pick(URLSAFE.slice(0, 62), 40)}${pick('0123456789abcdef', 8)}`;
     expect(scanner.scanText(`CLOUDFLARE = "${token}"`, 'src/app.ts').map((f) => f.ruleId)).toEqual([
