@@ -583,6 +583,12 @@ structural(
   (s) => `{"signing_key": "-----BEGIN RSA PRIVATE KEY----- ${s} -----END RSA PRIVATE KEY-----"}`,
   'config/app.json',
 );
+structural(
+  'connection-string-password',
+  'url-credentials',
+  password,
+  (s) => `"ConnectionStrings": { "Orders": "Server=sql.internal;Database=orders;User Id=orders_app;Password=${s};" }`,
+);
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;
 

@@ -189,6 +189,31 @@ describe('default rules', () => {
     }
   });
 
+  it('reads a password in a key=value; connection string at any strength, not a placeholder or a lone pair', () => {
+    const pw = `${pick(URLSAFE.slice(0, 52), 3)}@${pick(HEX, 3)}!`;
+    for (const text of [
+      `"Default": "Server=sql.internal;Initial Catalog=orders;User ID=orders_app;Password=${pw};Encrypt=true"`,
+      `ODBC="Driver={ODBC Driver 18 for SQL Server};Server=tcp:sql.internal,1433;Uid=app;Pwd=${pw};"`,
+      `url = jdbc:sqlserver://sql.internal:1433;databaseName=orders;user=app;password=${pw}`,
+    ]) {
+      expect(
+        scanner.scanText(text, 'src/app.cs').map((f) => f.ruleId),
+        text,
+      ).toEqual(['connection-string-password']);
+    }
+    for (const text of [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a reference, scanned as text
+      '"Server=sql.internal;User ID=app;Password=${DB_PASSWORD};"',
+      '"Server=sql.internal;User ID=app;Password=<password>;"',
+      '"Server=sql.internal;User ID=app;Pwd={0};"',
+      '"Server=sql.internal;User ID=sa;Password=root;"',
+      '"Server=sql.internal;User ID=sa;Password=********;"',
+      `"Password=${pw};"`,
+    ]) {
+      expect(scanner.scanText(text, 'src/app.cs'), text).toEqual([]);
+    }
+  });
+
   it('takes a Cloudflare scannable token at its exact length only', () => {
     const token = `cfat_${pick(URLSAFE.slice(0, 62), 40)}${pick('0123456789abcdef', 8)}`;
     expect(scanner.scanText(`CLOUDFLARE = "${token}"`, 'src/app.ts').map((f) => f.ruleId)).toEqual([
