@@ -214,6 +214,12 @@ describe('default rules', () => {
     }
   });
 
+  it('reads a Jenkins credential element whose encrypted value runs to hundreds of characters', () => {
+    const blob = `{${pick(`${URLSAFE.slice(0, 62)}+/`, 640)}=}`;
+    const text = `<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n  <secret>${blob}</secret>\n</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>`;
+    expect(scanner.scanText(text, 'credentials.xml').map((f) => f.ruleId)).toEqual(['generic-xml-secret-element']);
+  });
+
   it('takes a Cloudflare scannable token at its exact length only', () => {
     const token = `cfat_${pick(URLSAFE.slice(0, 62), 40)}${pick('0123456789abcdef', 8)}`;
     expect(scanner.scanText(`CLOUDFLARE = "${token}"`, 'src/app.ts').map((f) => f.ruleId)).toEqual([
