@@ -589,6 +589,7 @@ structural(
   password,
   (s) => `"ConnectionStrings": { "Orders": "Server=sql.internal;Database=orders;User Id=orders_app;Password=${s};" }`,
 );
+keyed('fullstory-api-key', 'fullstory', 'FULLSTORY_API_KEY', (p) => `na1.${p(B64, 64)}`);
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;
 

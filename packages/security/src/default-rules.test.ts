@@ -220,6 +220,21 @@ describe('default rules', () => {
     expect(scanner.scanText(text, 'credentials.xml').map((f) => f.ruleId)).toEqual(['generic-xml-secret-element']);
   });
 
+  it('takes a FullStory key by its data-center prefix under a FullStory name, not another region word', () => {
+    const key = pick(`${URLSAFE.slice(0, 62)}+/`, 64);
+    for (const region of ['na1', 'eu1']) {
+      expect(scanner.scanText(`"fullstory_api_key": "${region}.${key}"`, 'config.json').map((f) => f.ruleId)).toContain(
+        'fullstory-api-key',
+      );
+    }
+    expect(scanner.scanText(`fullstory:\n  api_key: na1.${key}\n`, 'config.yml').map((f) => f.ruleId)).toContain(
+      'fullstory-api-key',
+    );
+    expect(scanner.scanText(`"fullstory_api_key": "us2.${key}"`, 'config.json').map((f) => f.ruleId)).not.toContain(
+      'fullstory-api-key',
+    );
+  });
+
   it('takes a Cloudflare scannable token at its exact length only', () => {
     const token = `cfat_${pick(URLSAFE.slice(0, 62), 40)}${pick('0123456789abcdef', 8)}`;
     expect(scanner.scanText(`CLOUDFLARE = "${token}"`, 'src/app.ts').map((f) => f.ruleId)).toEqual([
