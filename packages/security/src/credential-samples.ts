@@ -582,6 +582,21 @@ bare('langfuse-secret-key', 'langfuse', 'sk-lf-', uuid);
 bare('langsmith-api-key', 'langchain', 'lsv2_pt_', (p) => `${p(HEX, 32)}_${p(HEX, 10)}`);
 bare('voiceflow-api-key', 'voiceflow', 'VF.DM.', (p) => `${p(HEX, 24)}.${p(ALNUM, 16)}`);
 keyed('vault-approle-secret-id', 'hashicorp', 'VAULT_SECRET_ID', uuid);
+// A whole block flattened onto one line (a JSON value), its body not starting as DER does.
+structural(
+  'generic-private-key-one-line',
+  'private-key',
+  (p) => `${p('ABCDEFGHIJKLNOPQRSTUVWXYZ', 1)}${p(B64, 15)} ${p(B64, 24)} ${p(B64, 9)}`,
+  (s) => `{"signing_key": "-----BEGIN RSA PRIVATE KEY----- ${s} -----END RSA PRIVATE KEY-----"}`,
+  'config/app.json',
+);
+structural(
+  'connection-string-password',
+  'url-credentials',
+  password,
+  (s) => `"ConnectionStrings": { "Orders": "Server=sql.internal;Database=orders;User Id=orders_app;Password=${s};" }`,
+);
+keyed('fullstory-api-key', 'fullstory', 'FULLSTORY_API_KEY', (p) => `na1.${p(B64, 64)}`);
 
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = samples;
 

@@ -194,6 +194,75 @@ describe('default rules', () => {
     }
   });
 
+  it('reads a whole PEM private-key block flattened onto one line, not words or the base64 of text', () => {
+    const B64 = `${URLSAFE.slice(0, 62)}+/`;
+    // Not `M`: a body that starts as a DER SEQUENCE is generic-private-key-block's.
+    const body = `${pick('ABCDEFGHIJKLNOPQRSTUVWXYZ', 1)}${pick(B64, 11)} ${pick(B64, 36)} ${pick(B64, 6)}`;
+    for (const text of [
+      `{"app_key": "-----BEGIN RSA PRIVATE KEY----- ${body} -----END RSA PRIVATE KEY-----"}`,
+      `APP_KEY='-----BEGIN PRIVATE KEY-----\t${body}\t-----END PRIVATE KEY-----'`,
+    ]) {
+      expect(
+        scanner.scanText(text, 'config/app.json').map((f) => f.ruleId),
+        text,
+      ).toEqual(['generic-private-key-one-line']);
+    }
+    const text = Buffer.from('the quick brown fox jumps over the lazy dog').toString('base64');
+    for (const flat of [
+      '-----BEGIN PRIVATE KEY----- your private key goes here -----END PRIVATE KEY-----',
+      `-----BEGIN PRIVATE KEY----- ${text} -----END PRIVATE KEY-----`,
+      `-----BEGIN PRIVATE KEY----- ${body.replace(/[A-Za-z0-9]/g, 'x')} -----END PRIVATE KEY-----`,
+    ]) {
+      expect(scanner.scanText(flat, 'config/app.json'), flat).toEqual([]);
+    }
+  });
+
+  it('reads a password in a key=value; connection string at any strength, not a placeholder or a lone pair', () => {
+    const pw = `${pick(URLSAFE.slice(0, 52), 3)}@${pick(HEX, 3)}!`;
+    for (const text of [
+      `"Default": "Server=sql.internal;Initial Catalog=orders;User ID=orders_app;Password=${pw};Encrypt=true"`,
+      `ODBC="Driver={ODBC Driver 18 for SQL Server};Server=tcp:sql.internal,1433;Uid=app;Pwd=${pw};"`,
+      `url = jdbc:sqlserver://sql.internal:1433;databaseName=orders;user=app;password=${pw}`,
+    ]) {
+      expect(
+        scanner.scanText(text, 'src/app.cs').map((f) => f.ruleId),
+        text,
+      ).toEqual(['connection-string-password']);
+    }
+    for (const text of [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a reference, scanned as text
+      '"Server=sql.internal;User ID=app;Password=${DB_PASSWORD};"',
+      '"Server=sql.internal;User ID=app;Password=<password>;"',
+      '"Server=sql.internal;User ID=app;Pwd={0};"',
+      '"Server=sql.internal;User ID=sa;Password=root;"',
+      '"Server=sql.internal;User ID=sa;Password=********;"',
+      `"Password=${pw};"`,
+    ]) {
+      expect(scanner.scanText(text, 'src/app.cs'), text).toEqual([]);
+    }
+  });
+
+  it('reads a Jenkins credential element whose encrypted value runs to hundreds of characters', () => {
+    const blob = `{${pick(`${URLSAFE.slice(0, 62)}+/`, 640)}=}`;
+    const text = `<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n  <secret>${blob}</secret>\n</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>`;
+    expect(scanner.scanText(text, 'credentials.xml').map((f) => f.ruleId)).toEqual(['generic-xml-secret-element']);
+  });
+
+  it('takes a FullStory key by its data-center prefix under a FullStory name, not another region word', () => {
+    const key = pick(`${URLSAFE.slice(0, 62)}+/`, 64);
+    for (const region of ['na1', 'eu1']) {
+      expect(scanner.scanText(`"fullstory_api_key": "${region}.${key}"`, 'config.json').map((f) => f.ruleId)).toContain(
+        'fullstory-api-key',
+      );
+    }
+    expect(scanner.scanText(`fullstory:\n  api_key: na1.${key}\n`, 'config.yml').map((f) => f.ruleId)).toContain(
+      'fullstory-api-key',
+    );
+    expect(scanner.scanText(`"fullstory_api_key": "us2.${key}"`, 'config.json').map((f) => f.ruleId)).not.toContain(
+      'fullstory-api-key',
+    );
+  });
+
   it('takes a Cloudflare scannable token at its exact length only', () => {
     const token = `cfat_${pick(URLSAFE.slice(0, 62), 40)}${pick('0123456789abcdef', 8)}`;
     expect(scanner.scanText(`CLOUDFLARE = "${token}"`, 'src/app.ts').map((f) => f.ruleId)).toEqual([
