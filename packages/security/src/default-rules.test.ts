@@ -110,6 +110,8 @@ describe('default rules', () => {
       '{"token_uri": "https://idp.internal/oauth/token","signing_cert_x509_pem_url": "https://idp.internal/certs"}',
     ],
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
+    ['host name under an auth name', 'auth_host = "eu4-tenant-7391.auth-gw.app"'],
+    ['printf format under a secret name', 'signing_secret = "Zp4^%c-q8Rt2vLm9"'],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
   });
@@ -250,6 +252,14 @@ describe('default rules', () => {
     expect(
       scanner.scanText(`API=https://deploy:${pick(URLSAFE, 12)}@ci.internal/api`, 'src/app.ts').map((f) => f.ruleId),
     ).toEqual(['url-credentials']);
+  });
+
+  it('reads a dotted value as a host name only when it ends in a name of letters and a top-level domain', () => {
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    const random = (n: number) => pick('abcdefghijklmnopqrstuvwxyz0123456789', n);
+    expect(ids(`api_key_domain: ${random(4)}-prod-${pick(HEX.slice(0, 10), 2)}.edge-relay.io`)).toEqual([]);
+    // Random parts with digits after the last dots: a token, not a host.
+    expect(ids(`auth_token = "${random(8)}.${random(3)}4${random(2)}.hz"`)).toEqual(['generic-api-key']);
   });
 
   it('leaves a password of punctuation only (a mask, not a chosen password) alone', () => {
