@@ -254,12 +254,27 @@ describe('default rules', () => {
     ).toEqual(['url-credentials']);
   });
 
+  it("leaves a provider-prefixed value cut short of the provider's format to that provider's rule", () => {
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    const alnum = URLSAFE.slice(0, 62);
+    const secret = pick(HEX, 64);
+    expect(ids(`gitlab_client_secret: gloas-${secret}`)).toEqual(['gitlab-oauth-app-secret']);
+    // The same prefix and half the documented 64 characters: a truncated value, not reported again as generic.
+    expect(ids(`gitlab_client_secret: gloas-${secret.slice(0, 32)}`)).toEqual([]);
+    // Past the documented 80 characters, or without a provider's prefix: still a generic finding.
+    expect(ids(`XAI_API_KEY = "xai-${pick(alnum, 86)}"`)).toEqual(['generic-api-key']);
+    expect(ids(`service_api_key = "${pick(alnum, 32)}"`)).toEqual(['generic-api-key']);
+    // A file of very many such values gets its first ones checked; the rest stay reported.
+    const many = Array.from({ length: 210 }, (_, i) => `client_secret_${i}: gloas-${pick(HEX, 32)}`).join('\n');
+    expect(ids(many)).toHaveLength(10);
+  });
+
   it('reads a dotted value as a host name only when it ends in a name of letters and a top-level domain', () => {
     const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
     const random = (n: number) => pick('abcdefghijklmnopqrstuvwxyz0123456789', n);
     expect(ids(`api_key_domain: ${random(4)}-prod-${pick(HEX.slice(0, 10), 2)}.edge-relay.io`)).toEqual([]);
     // Random parts with digits after the last dots: a token, not a host.
-    expect(ids(`auth_token = "${random(8)}.${random(3)}4${random(2)}.hz"`)).toEqual(['generic-api-key']);
+    expect(ids('auth_token = "k2m9x7q4.v3m8x1.hz"')).toEqual(['generic-api-key']);
   });
 
   it('leaves a password of punctuation only (a mask, not a chosen password) alone', () => {
