@@ -112,6 +112,8 @@ describe('default rules', () => {
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
     ['host name under an auth name', 'auth_host = "eu4-tenant-7391.auth-gw.app"'],
     ['printf format under a secret name', 'signing_secret = "Zp4^%c-q8Rt2vLm9"'],
+    ['value that says it is invalid', 'api_key = "rk-7q2x9invalid4kd8"'],
+    ['value that spells out an account key', 'secret_key = "storageaccountkey01base64"'],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
   });
