@@ -110,6 +110,10 @@ describe('default rules', () => {
       '{"token_uri": "https://idp.internal/oauth/token","signing_cert_x509_pem_url": "https://idp.internal/certs"}',
     ],
     ['README token stand-in', `createTokenAuth("${['ghp', 'PersonalAccessToken01245678900000000'].join('_')}");`],
+    ['host name under an auth name', 'auth_host = "eu4-tenant-7391.auth-gw.app"'],
+    ['printf format under a secret name', 'signing_secret = "Zp4^%c-q8Rt2vLm9"'],
+    ['value that says it is invalid', 'api_key = "rk-7q2x9invalid4kd8"'],
+    ['value that spells out an account key', 'secret_key = "storageaccountkey01base64"'],
   ])('leaves a %s alone', (_what, text) => {
     expect(scanner.scanText(text, 'src/app.ts')).toEqual([]);
   });
@@ -347,6 +351,29 @@ describe('default rules', () => {
     expect(
       scanner.scanText(`API=https://deploy:${pick(URLSAFE, 12)}@ci.internal/api`, 'src/app.ts').map((f) => f.ruleId),
     ).toEqual(['url-credentials']);
+  });
+
+  it("leaves a provider-prefixed value cut short of the provider's format to that provider's rule", () => {
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    const alnum = URLSAFE.slice(0, 62);
+    const secret = pick(HEX, 64);
+    expect(ids(`gitlab_client_secret: gloas-${secret}`)).toEqual(['gitlab-oauth-app-secret']);
+    // The same prefix and half the documented 64 characters: a truncated value, not reported again as generic.
+    expect(ids(`gitlab_client_secret: gloas-${secret.slice(0, 32)}`)).toEqual([]);
+    // Past the documented 80 characters, or without a provider's prefix: still a generic finding.
+    expect(ids(`XAI_API_KEY = "xai-${pick(alnum, 86)}"`)).toEqual(['generic-api-key']);
+    expect(ids(`service_api_key = "${pick(alnum, 32)}"`)).toEqual(['generic-api-key']);
+    // A file of very many such values gets its first ones checked; the rest stay reported.
+    const many = Array.from({ length: 210 }, (_, i) => `client_secret_${i}: gloas-${pick(HEX, 32)}`).join('\n');
+    expect(ids(many)).toHaveLength(10);
+  });
+
+  it('reads a dotted value as a host name only when it ends in a name of letters and a top-level domain', () => {
+    const ids = (text: string) => scanner.scanText(text, 'src/app.ts').map((f) => f.ruleId);
+    const random = (n: number) => pick('abcdefghijklmnopqrstuvwxyz0123456789', n);
+    expect(ids(`api_key_domain: ${random(4)}-prod-${pick(HEX.slice(0, 10), 2)}.edge-relay.io`)).toEqual([]);
+    // Random parts with digits after the last dots: a token, not a host.
+    expect(ids('auth_token = "k2m9x7q4.v3m8x1.hz"')).toEqual(['generic-api-key']);
   });
 
   it('leaves a password of punctuation only (a mask, not a chosen password) alone', () => {

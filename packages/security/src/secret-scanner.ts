@@ -57,6 +57,10 @@ const BEFORE = 128;
 const AFTER = 4096;
 const NEXT_LINE_TAIL = 64;
 const MERGE_GAP = 256;
+/** The longest prefixed token a generic finding is checked against as a cut-short one. */
+const MAX_CUT_SHORT_TOKEN = 256;
+/** How many generic findings one scan checks that way (each check is up to 256 regex runs). */
+const TRUNCATION_CHECKS_PER_SCAN = 200;
 /** PEM blocks: an 8192-bit RSA key is about 6.5 KB. */
 const MULTILINE_REACH = 65_536;
 
@@ -101,6 +105,8 @@ export class SecretScanner {
   readonly #rulesOfKeyword: number[][];
   readonly #diffBudgetMs: number;
   readonly #plans: Array<MatchPlan | undefined>;
+  /** Rules whose keywords are their tokens' own prefixes, each with a sticky copy of its regex. */
+  readonly #prefixed: ReadonlyArray<{ keywords: readonly string[]; regex: RegExp }>;
   #specific: SecretScanner | undefined;
 
   constructor(options: SecretScannerOptions = {}) {
@@ -115,6 +121,15 @@ export class SecretScanner {
       for (const k of r.keywords) this.#rulesOfKeyword[index.get(k)!]!.push(i);
     });
     this.#plans = set.rules.map((r) => (r.regex ? new MatchPlan(r.regex, r.keywords) : undefined));
+    // The header of default-rules.toml: a rule without an entropy floor is one whose prefix
+    // only its provider uses.
+    this.#prefixed = set.rules
+      .filter((r) => r.regex && r.entropy === 0 && r.keywords.length > 0 && !isGeneric(r.id))
+      // Sticky: a cut-short value is tried from its start only, one position per try.
+      .map((r) => ({
+        keywords: r.keywords,
+        regex: new RegExp(r.regex!.source, `${r.regex!.flags.replace(/[dgy]/g, '')}y`),
+      }));
   }
 
   /**
@@ -238,7 +253,17 @@ export class SecretScanner {
       }
     });
     out.sort((a, b) => a.start - b.start);
-    return dropGenericDuplicates(out);
+    // A file of very many such values gets its first ones checked; the rest stay reported.
+    let checks = TRUNCATION_CHECKS_PER_SCAN;
+    const kept = out.filter((d) => {
+      if (!isGeneric(d.ruleId) || checks <= 0) return true;
+      const lower = d.secret.toLowerCase();
+      const owners = this.#prefixed.filter((p) => p.keywords.some((k) => lower.startsWith(k)));
+      if (owners.length === 0) return true;
+      checks--;
+      return !isCutShortToken(d.secret, owners);
+    });
+    return dropGenericDuplicates(kept);
   }
 
   /** Merged, sorted windows around keyword hits. */
@@ -323,6 +348,25 @@ export class SecretScanner {
       searchFrom,
     );
   }
+}
+
+/**
+ * Whether `secret`, which starts with the prefix of one of `owners`, is the beginning of a
+ * token in that provider's format, cut short (`gloas-` and 32 of its 64 characters): that
+ * provider's rule judges it, and a generic rule does not report it again. Tried by running
+ * the provider's regex on the value lengthened with its own last character; a value that
+ * runs on past the format, or breaks its alphabet before the end, stays the generic rule's.
+ */
+function isCutShortToken(secret: string, owners: ReadonlyArray<{ regex: RegExp }>): boolean {
+  if (secret.length >= MAX_CUT_SHORT_TOKEN) return false;
+  const padded = secret + secret[secret.length - 1]!.repeat(MAX_CUT_SHORT_TOKEN - secret.length);
+  for (const { regex } of owners) {
+    for (let end = secret.length + 1; end <= MAX_CUT_SHORT_TOKEN; end++) {
+      regex.lastIndex = 0;
+      if (regex.test(padded.slice(0, end))) return true;
+    }
+  }
+  return false;
 }
 
 /** gitleaks' convention: a rule that knows no provider has "generic" in its id. */
