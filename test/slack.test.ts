@@ -98,7 +98,7 @@ describe.each(['http', 'socket'] as const)('Slack over %s: thread as session, wi
     }
     const prMessage = thread.find((c) => JSON.stringify(c.args.blocks).includes('pw_approve'))!;
     const headSha = ready.pullRequest!.headSha;
-    expect(JSON.stringify(prMessage.args.blocks)).toContain(`"value":"${id}:${headSha}"`);
+    expect(JSON.stringify(prMessage.args.blocks)).toContain(`"value":"${id}/${headSha}"`);
 
     // Someone not on the approvers list: refused, ephemerally, and nothing changes.
     expect(
@@ -114,7 +114,7 @@ describe.each(['http', 'socket'] as const)('Slack over %s: thread as session, wi
     expect(String(s.fake.calls.find((c) => c.hook === 'stale')?.args.text)).toMatch(/the branch moved/);
     expect((await s.sys.runtime.store.get(id)).status).toBe('awaiting_approval');
 
-    expect(await s.click({ user: APPROVER, actionId: 'pw_approve', value: `${id}:${headSha}`, hook: 'approver' })).toBe(
+    expect(await s.click({ user: APPROVER, actionId: 'pw_approve', value: `${id}/${headSha}`, hook: 'approver' })).toBe(
       200,
     );
     const merged = await s.waitForStatus(id, ['merged', 'failed']);

@@ -70,7 +70,8 @@ export class SlackInteractionHandler {
     if (action.action_id === REVISE_ACTION) return this.#openRevise(payload);
     if (action.action_id === DEPLOY_ACTION) return this.#deploy(payload);
     if (action.action_id !== APPROVE_ACTION && action.action_id !== REJECT_ACTION) return 'ignored';
-    const match = /^([a-z0-9]{6,40}):([0-9a-f]{7,64})$/.exec(action.value ?? '');
+    // `id/sha`; `id:sha` on the buttons of messages posted before the separator changed.
+    const match = /^([a-z0-9]{6,40})[/:]([0-9a-f]{7,64})$/.exec(action.value ?? '');
     if (!match) return 'ignored';
     const [, opId, headSha] = match as unknown as [string, string, string];
     const user = payload.user.id;

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { emptyUsage, type Operation } from '@pullwright/core';
+import { SecretScanner, scanOutbound } from '@pullwright/security';
 import { describe, expect, it } from 'vitest';
 import { escapeSlackText, formatDuration, SlackMessages } from './slack-messages.ts';
 import { mayApprove, mayCancel, slackApprovers } from './slack-permissions.ts';
@@ -81,9 +83,22 @@ describe('SlackMessages', () => {
   it('binds the buttons to the operation and the head sha shown', () => {
     const note = messages.approval(op(), { number: 7, url: 'http://forge/pulls/7', headSha: 'a'.repeat(40) });
     const actions = note.blocks?.find((b) => b.type === 'actions');
-    expect(JSON.stringify(actions)).toContain(`"value":"lx2k9a3f01ab:${'a'.repeat(40)}"`);
+    expect(JSON.stringify(actions)).toContain(`"value":"lx2k9a3f01ab/${'a'.repeat(40)}"`);
     expect(note.approval).toBe(true);
   });
+
+  it.each(['mwzakeyda70af8c3', 'mwzapida70af8c3a', 'mwpwdzda70af8c3a', 'mauthzda70af8c3'])(
+    'an operation id that spells a credential word (%s) does not make the PR message read as a secret',
+    (id) => {
+      const scanner = new SecretScanner();
+      for (let i = 0; i < 50; i++) {
+        const headSha = randomBytes(20).toString('hex');
+        const note = messages.approval(op({ id }), { number: 7, url: 'http://forge/pulls/7', headSha });
+        const findings = scanOutbound(scanner, { channel: 'slack', where: 'approval', content: JSON.stringify(note) });
+        expect(findings, headSha).toEqual([]);
+      }
+    },
+  );
 
   it('puts a failure reason in a code block, cut with a dashboard link', () => {
     const note = messages.note(

@@ -78,7 +78,7 @@ describe('Slack review-loop messages', () => {
     );
     expect(text).toContain('Handle &lt;tabs&gt; too → done in `bbbbbbb`');
     expect(text).toContain('Rename it → declined: breaks callers');
-    expect(text).toContain(`lx2k9a3f01ab:${B}`);
+    expect(text).toContain(`lx2k9a3f01ab/${B}`);
   });
 
   it('a failed revision says the branch is unchanged, and why', () => {
