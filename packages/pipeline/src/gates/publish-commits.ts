@@ -3,18 +3,20 @@ import type { Forge } from '@pullwright/forge';
 import { type GitAuth, runGit } from '@pullwright/security';
 import type { WorkspaceManager } from '@pullwright/workspace';
 import { commitsToCreate } from './commits-to-create.ts';
+import type { ScannedPush } from './scanned-push.ts';
 
-/** Where a publish goes: the worktree's new commits over `since`, onto `branch` at `expectedRemoteSha`. */
+/**
+ * Where a publish goes: the worktree's new commits, as the secret scan cleared them (its
+ * `headSha` over `since`, the commits the forge has already), onto their branch at
+ * `expectedRemoteSha`.
+ */
 interface CommitsTarget {
   repo: string;
   dir: string;
-  branch: string;
   auth: GitAuth | undefined;
-  headSha: string;
   /** The branch's sha on the forge now; undefined: it does not exist yet. */
   expectedRemoteSha: string | undefined;
-  /** Commits the forge has already (the start commit, the branch's head, a merged base). */
-  since: string[];
+  scanned: ScannedPush;
 }
 
 export interface PublishedCommits {
@@ -37,7 +39,15 @@ export async function publishCommits(
   attempt = 1,
 ): Promise<PublishedCommits> {
   const { forge, workspace } = deps;
-  const { dir, branch, auth } = target;
+  const { dir, auth } = target;
+  const { branch, headSha } = target.scanned;
+  // The worktree must still be what was scanned: a push sends its HEAD.
+  const head = await workspace.headSha(dir);
+  if (head !== headSha)
+    throw new PullwrightError(
+      'conflict',
+      `the worktree moved after its secret scan (${head.slice(0, 12)}); not publishing`,
+    );
   const since = target.expectedRemoteSha ?? '';
   // No reason where the forge signs nothing (the local forge): unsigned is all it does, not a fallback.
   let reason: string | undefined;
@@ -51,7 +61,7 @@ export async function publishCommits(
       )
         return { headSha: now, signature: { state: 'forge' } };
     }
-    const commits = await commitsToCreate(dir, target.headSha, target.since);
+    const commits = await commitsToCreate(dir, headSha, [...target.scanned.since]);
     const result =
       'unsupported' in commits
         ? commits
@@ -72,10 +82,10 @@ export async function publishCommits(
     reason = result.unsupported;
   }
   const unsigned: PublishedCommits = {
-    headSha: target.headSha,
+    headSha,
     signature: { state: 'unsigned', ...(reason ? { reason } : {}) },
   };
-  if (attempt > 1 && (await workspace.remoteBranchSha(dir, branch, auth)) === target.headSha) return unsigned;
+  if (attempt > 1 && (await workspace.remoteBranchSha(dir, branch, auth)) === headSha) return unsigned;
   await workspace.push(dir, branch, { ...(auth ? { auth } : {}), expectedRemoteSha: since });
   return unsigned;
 }

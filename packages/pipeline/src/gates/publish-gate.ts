@@ -1,13 +1,8 @@
 import type { BudgetTracker } from '@pullwright/agent';
 import type { Operation } from '@pullwright/core';
 import { EVAL_CHANGE_ARTIFACT } from '@pullwright/queue';
-import {
-  describeOutboundFinding,
-  type OutboundFinding,
-  type PublishableChange,
-  scanPublishableChange,
-} from '@pullwright/security';
-import { listPushContent, type PreparedWorkspace } from '@pullwright/workspace';
+import { describeOutboundFinding, type PublishableChange } from '@pullwright/security';
+import type { PreparedWorkspace } from '@pullwright/workspace';
 import type { FrameContext } from '../frame/job-frame.ts';
 import type { PipelineDeps } from '../frame/pipeline-deps.ts';
 import { StopOperation } from '../frame/stop-operation.ts';
@@ -15,6 +10,7 @@ import { publishedPullRequestBody } from '../tracking/pull-request-body.ts';
 import { withForgeRetries } from './forge-retries.ts';
 import type { OperationFileLocks } from './operation-file-locks.ts';
 import { publishCommits } from './publish-commits.ts';
+import { type ScannedPush, scanPush } from './scanned-push.ts';
 
 /** The job that publishes (a run, a revision): its frame, whose token pushes, the file locks it fences. */
 interface PublishingJob extends FrameContext {
@@ -64,7 +60,7 @@ export async function publishChange(
     });
   }
   const since = remoteSha ? [startSha, remoteSha] : [startSha];
-  await passGate(ctx, work, headSha, since, publish.texts);
+  const scanned = await passGate(ctx, work, headSha, since, publish.texts);
   const published =
     remoteSha === headSha
       ? undefined
@@ -72,7 +68,7 @@ export async function publishChange(
           // An attempt whose answer was lost may have landed: then there is nothing left to do.
           publishCommits(
             deps,
-            { repo: ctx.op.repo, dir: ws.dir, branch, auth, headSha, expectedRemoteSha: remoteSha, since },
+            { repo: ctx.op.repo, dir: ws.dir, auth, expectedRemoteSha: remoteSha, scanned },
             attempt,
           ),
         );
@@ -126,29 +122,22 @@ async function passGate(
   headSha: string,
   since: string[],
   texts?: PublishableChange['texts'],
-): Promise<void> {
+): Promise<ScannedPush> {
   const { deps } = ctx;
   const { ws, startSha, branch, budget } = work;
-  let findings: OutboundFinding[];
-  try {
-    const content = await listPushContent(ws.dir, headSha, since);
-    // A nested repository is refused like a protected path, whoever committed it.
-    if (content.gitlinks.length > 0)
-      throw new StopOperation({
-        code: 'path_refused',
-        path: content.gitlinks.join(', '),
-        detail: 'the change adds a nested git repository (gitlink) there; nested repositories are never published',
-      });
-    findings = scanPublishableChange(deps.scanner, {
-      branch,
-      commits: content.commits,
-      files: content.files,
-      ...(texts ? { texts } : {}),
+  const scan = await scanPush(deps.scanner, ws.dir, { branch, headSha, since, ...(texts ? { texts } : {}) }).catch(
+    (err: Error) => {
+      throw new StopOperation({ code: 'secret_found', detail: `the secret scan failed: ${err.message}` });
+    },
+  );
+  // A nested repository is refused like a protected path, whoever committed it.
+  if (scan.gitlinks.length > 0)
+    throw new StopOperation({
+      code: 'path_refused',
+      path: scan.gitlinks.join(', '),
+      detail: 'the change adds a nested git repository (gitlink) there; nested repositories are never published',
     });
-  } catch (err) {
-    if (err instanceof StopOperation) throw err;
-    throw new StopOperation({ code: 'secret_found', detail: `the secret scan failed: ${(err as Error).message}` });
-  }
+  const { findings } = scan;
   ctx.op = await deps.store.patch(
     ctx.opId,
     {
@@ -177,9 +166,12 @@ async function passGate(
       detail: `the change adds ${added.length} secret(s): ${added.map(describeOutboundFinding).join('; ')}`,
     });
   }
+  if (!scan.clearance)
+    throw new StopOperation({ code: 'secret_found', detail: 'the secret scan did not clear the push' });
   const over = budget.overspent();
   if (over) throw new StopOperation({ code: 'budget', detail: over });
   await ctx.locks.fence(await deps.workspace.changedFiles(ws.dir, startSha));
+  return scan.clearance;
 }
 
 /**

@@ -1,24 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { type ScratchGitRepo, scratchGitRepo } from '@pullwright/testing';
 import { gitClient } from '@pullwright/workspace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBaseMergeOf } from './merge-train.ts';
 
+let repo: ScratchGitRepo;
 let dir: string;
-const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-  }).trim();
-
-function commit(files: Record<string, string>, message: string): string {
-  for (const [f, c] of Object.entries(files)) writeFileSync(path.join(dir, f), c);
-  git('add', '-A');
-  git('commit', '-q', '-m', message);
-  return git('rev-parse', 'HEAD');
-}
+const git = (...args: string[]) => repo.git(...args);
+const commit = (files: Record<string, string>, message: string) => repo.commit(files, message);
 
 /** A merge commit of `parents` with the tree of the worktree as it is. */
 function mergeCommit(parents: string[], files: Record<string, string>): string {
@@ -34,8 +24,8 @@ let base: string;
 let conflicting: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'pw-train-'));
-  git('init', '-q', '-b', 'main');
+  repo = scratchGitRepo('pw-train-');
+  dir = repo.dir;
   start = commit({ 'a.txt': 'one\n', 'b.txt': 'two\n' }, 'start');
   approved = commit({ 'a.txt': 'ONE\n' }, 'the approved change');
   git('checkout', '-q', '-b', 'base', start);
@@ -44,7 +34,7 @@ beforeAll(() => {
   conflicting = commit({ 'a.txt': 'uno\n' }, 'a conflicting base change');
   git('checkout', '-q', approved);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => repo.remove());
 
 describe('isBaseMergeOf: what may be merged on an approval of another sha', () => {
   it('accepts the exact merge of the approved sha and the base', async () => {

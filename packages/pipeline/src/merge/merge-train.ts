@@ -2,17 +2,20 @@ import { type CheckRun, truncateOutput } from '@pullwright/agent';
 import type { CheckResult, CommitSignature, Operation } from '@pullwright/core';
 import { parseRepoPolicy } from '@pullwright/policy';
 import type { GitAuth } from '@pullwright/security';
+import { describeOutboundFinding } from '@pullwright/security';
 import { type GitClient, gitClient, isAncestor } from '@pullwright/workspace';
 import { tokenHolder } from '../budget/operation-accounting.ts';
 import { detectRepoCommands, RepoChecks, type RepoCommands } from '../checks/repo-checks.ts';
 import type { PipelineDeps } from '../frame/pipeline-deps.ts';
+import { StopOperation } from '../frame/stop-operation.ts';
 import { type PublishedCommits, publishCommits } from '../gates/publish-commits.ts';
+import { scanPush } from '../gates/scanned-push.ts';
 import { checkEvent } from '../steps/check-events.ts';
 import { installDependencies, operationEgress } from '../work/install-dependencies.ts';
 
 type MergeTrainDeps = Pick<
   PipelineDeps,
-  'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events' | 'checkResults' | 'egress'
+  'forge' | 'workspace' | 'runner' | 'checkTimeoutMs' | 'redactor' | 'events' | 'checkResults' | 'egress' | 'scanner'
 >;
 
 /** What bringing an approved branch up to date with its base came to. */
@@ -209,6 +212,8 @@ async function resolveConflict(
 /**
  * The train's merge commit onto the branch at `approvedSha`, without force: through the forge's
  * API where it signs commits, else pushed (see `publishCommits`); the operation's events say which.
+ * It passes the publish gate's secret scan first, as every push does: its message names the
+ * branches and the conflicting files, and only what neither parent holds counts as added.
  */
 async function publishBaseMerge(
   op: Operation,
@@ -222,14 +227,29 @@ async function publishBaseMerge(
   },
   deps: MergeTrainDeps,
 ): Promise<PublishedCommits> {
+  const scan = await scanPush(deps.scanner, merge.dir, {
+    branch: merge.branch,
+    headSha: merge.headSha,
+    since: [merge.approvedSha, merge.baseSha],
+  }).catch((err: Error) => {
+    throw new StopOperation({ code: 'secret_found', detail: `the secret scan failed: ${err.message}` });
+  });
+  if (!scan.clearance) {
+    const added = scan.findings.filter((f) => !f.preExisting);
+    throw new StopOperation({
+      code: scan.gitlinks.length > 0 ? 'path_refused' : 'secret_found',
+      detail:
+        scan.gitlinks.length > 0
+          ? `the base merge adds a nested git repository (gitlink) at ${scan.gitlinks.join(', ')}; nested repositories are never published`
+          : `the base merge adds ${added.length} secret(s): ${added.map(describeOutboundFinding).join('; ')}; the branch is unchanged`,
+    });
+  }
   const published = await publishCommits(deps, {
     repo: op.repo,
     dir: merge.dir,
-    branch: merge.branch,
     auth: merge.auth,
-    headSha: merge.headSha,
     expectedRemoteSha: merge.approvedSha,
-    since: [merge.approvedSha, merge.baseSha],
+    scanned: scan.clearance,
   });
   await deps.events.append(op.id, 'commit_signature', { ...published.signature, headSha: published.headSha });
   return published;
