@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -112,6 +112,10 @@ const FILE_VARIANTS: FileVariant[] = [
     }),
   ],
   ['percent-encoding', inFile('url.txt', (k) => `callback = https://hooks.test/in?t=${percent(k)}\n`)],
+  [
+    'percent-encoding wrapped over lines',
+    inFile('url-wrapped.txt', (k) => `callback = (\n${wrapAt(percent(`token=${k}`), 30, '  ')}\n)\n`),
+  ],
   [
     'partial percent-encoding',
     inFile(
@@ -242,6 +246,12 @@ async function requestViaSlack(repo: string, description: string): Promise<strin
   }
   throw new Error(`no operation for ${repo}`);
 }
+
+it('the battery is what docs/secret-scanning.md says it is: its key types and its ways in files and in text', () => {
+  const doc = readFileSync(path.join(import.meta.dirname, '../docs/secret-scanning.md'), 'utf8');
+  const said = /(\d+) key\s+types hidden (\d+) ways in files and (\d+) ways in every text channel/.exec(doc);
+  expect(said?.slice(1).map(Number)).toEqual([KEYS.length, FILE_VARIANTS.length, TEXT_VARIANTS.length]);
+});
 
 describe.each(KEYS)('a %s hidden every way', (type) => {
   const key = keyOf(type);

@@ -188,7 +188,9 @@ export function literalPieces(text: string): Piece[][] {
   return groups;
 }
 
+/** Characters of tokens and of their base64, hex and percent encodings (`%` too: a wrapped `%67%68…` run joins). */
 const isTokenChar = (c: number): boolean =>
+  c === 37 ||
   (c >= 48 && c <= 57) ||
   (c >= 65 && c <= 90) ||
   (c >= 97 && c <= 122) ||
@@ -198,8 +200,11 @@ const isTokenChar = (c: number): boolean =>
   c === 47 ||
   c === 61 ||
   c === 46;
-/** A comment marker at the start of a line's content: `//`, `#`, `--`, `;`, `*`, `%`, `'`, `REM `. */
-const COMMENT_MARKER = /^(?:\/\/+|#+|--+|;+|\*+|%+|'|[Rr][Ee][Mm](?= ))[ \t]*/;
+/**
+ * A comment marker at the start of a line's content: `//`, `#`, `--`, `;`, `*`, `%`, `'`, `REM `.
+ * Not a `%` that starts a percent escape (`%67%68…`, a wrapped URL-encoded run).
+ */
+const COMMENT_MARKER = /^(?:\/\/+|#+|--+|;+|\*+|%+(?![0-9A-Fa-f]{2})|'|[Rr][Ee][Mm](?= ))[ \t]*/;
 
 /**
  * Each line's last run of token characters (after its indentation and comment marker), and
